@@ -1,0 +1,42 @@
+# ctxd — make help lists the targets.
+GO       ?= go
+BIN      := bin/ctxd
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS  := -X main.version=$(VERSION)
+FUZZTIME ?= 10s
+EXAMPLE  := testdata/example
+
+.DEFAULT_GOAL := help
+.PHONY: help build test run bench fuzz lint
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-7s %s\n", $$1, $$2}'
+
+build: ## build bin/ctxd
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+test: ## everything CI checks: gofmt, vet, race tests
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+run: build ## build, then run ctxd's main job on the example workspace
+	./$(BIN) version
+	$(GO) run ./tools/lspdemo --binary $(BIN) --root $(EXAMPLE)
+
+bench: ## benchmarks on the Go source tree ($(shell $(GO) env GOROOT)/src)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: ## each fuzz target for FUZZTIME (default 10s)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg; \
+	  done; \
+	done
+
+lint: ## gofmt and go vet (and staticcheck when installed)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: skipped"; fi

@@ -1,0 +1,248 @@
+package main
+
+// End-to-end tests: build the real binary and speak framed JSON-RPC to it
+// over real pipes, as an editor does.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/server/lsptest"
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds ctxd once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxd-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "ctxd")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// process is a running ctxd serve with a test client on its pipes.
+type process struct {
+	t      *testing.T
+	ctx    context.Context
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	c      *lsptest.Client
+	stderr *bytes.Buffer
+}
+
+func startServer(t *testing.T, args ...string) *process {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // hang guard only
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--stdio"}, args...)...)
+	p := &process{t: t, ctx: ctx, cmd: cmd, stderr: &bytes.Buffer{}}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.c = lsptest.New(stdout, p.stdin)
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return p
+}
+
+func (p *process) call(id any, method string, params any) *lsptest.Message {
+	p.t.Helper()
+	m, err := p.c.Call(p.ctx, id, method, params)
+	if err != nil {
+		p.t.Fatalf("%s: %v (stderr: %s)", method, err, p.stderr)
+	}
+	return m
+}
+
+// wait returns the exit code once the process ends.
+func (p *process) wait() int {
+	p.t.Helper()
+	err := p.cmd.Wait()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		p.t.Fatalf("waiting for ctxd: %v", err)
+	}
+	<-p.c.Done()
+	if err := p.c.Err(); !errors.Is(err, io.EOF) {
+		p.t.Errorf("stdout carried something other than LSP frames: %v", err)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+func TestE2ELifecycleAndIncrementalEdit(t *testing.T) {
+	p := startServer(t, "--log-level", "debug")
+	init := p.call(1, "initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": "file:///tmp/ws",
+		"capabilities": map[string]any{"general": map[string]any{"positionEncodings": []string{"utf-16"}}},
+	})
+	if init.Error != nil || !strings.Contains(string(init.Result), `"positionEncoding":"utf-16"`) {
+		t.Fatalf("initialize = %s %v", init.Result, init.Error)
+	}
+	if err := p.c.Notify("initialized", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	const secretMarker = "MARKER_THAT_MUST_NOT_BE_LOGGED"
+	uri := "file:///tmp/ws/main.go"
+	text := "package main\r\n\r\n// 😀 " + secretMarker + "\r\nfunc main() {}\r\n"
+	_ = p.c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": text}})
+	// Replace "main" in "func main" (line 3, characters 5–9) and insert after the emoji
+	// (line 2: "// " is 3 units, 😀 is 2 more).
+	_ = p.c.Notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{
+			map[string]any{"range": rangeOf(3, 5, 3, 9), "text": "run"},
+			map[string]any{"range": rangeOf(2, 5, 2, 5), "text": "!"},
+		},
+	})
+	want := "package main\r\n\r\n// 😀! " + secretMarker + "\r\nfunc run() {}\r\n"
+
+	m := p.call(2, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus", "arguments": []any{map[string]any{}}})
+	if m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	var st handlers.IndexStatusResult
+	if err := json.Unmarshal(m.Result, &st); err != nil {
+		t.Fatal(err)
+	}
+	wantDocs := []handlers.OpenDocument{{
+		URI: uri, LanguageID: "go", Version: 2, ByteSize: len(want), LineCount: 5,
+		SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(want))),
+	}}
+	if diff := cmp.Diff(wantDocs, st.OpenDocuments); diff != "" {
+		t.Errorf("open documents after the edit (-want +got):\n%s", diff)
+	}
+
+	if m := p.call(3, "shutdown", nil); m.Error != nil || string(m.Result) != "null" {
+		t.Fatalf("shutdown = %s %v", m.Result, m.Error)
+	}
+	if m := p.call(4, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus"}); m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("request after shutdown = %v, want -32600", m.Error)
+	}
+	_ = p.c.Notify("exit", nil)
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+	if strings.Contains(p.stderr.String(), secretMarker) {
+		t.Error("the log contains file contents")
+	}
+	if !strings.Contains(p.stderr.String(), "level=DEBUG") {
+		t.Error("--log-level debug wrote no debug log to stderr")
+	}
+}
+
+func TestE2EExitWithoutShutdown(t *testing.T) {
+	p := startServer(t)
+	p.call(1, "initialize", map[string]any{"capabilities": map[string]any{}})
+	_ = p.c.Notify("exit", nil)
+	if code := p.wait(); code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+}
+
+func TestE2EEndOfInput(t *testing.T) {
+	p := startServer(t)
+	p.call(1, "initialize", map[string]any{"capabilities": map[string]any{}})
+	_ = p.stdin.Close()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+}
+
+func TestE2EBadFramesKeepServing(t *testing.T) {
+	p := startServer(t)
+	p.call(1, "initialize", map[string]any{"capabilities": map[string]any{}})
+	// Each bad frame gets one answer; after a header it cannot use, the
+	// server skips to the next Content-Length header.
+	bad := [][]byte{
+		[]byte("Content-Type: application/vscode-jsonrpc\r\n\r\n"),
+		[]byte("Content-Length: -5\r\n\r\n"),
+		[]byte("Content-Length: twelve\r\n\r\n{\"a\":1}"),
+		lsptest.Frame([]byte("{not json")),
+	}
+	for _, b := range bad {
+		if err := p.c.SendRaw(b); err != nil {
+			t.Fatal(err)
+		}
+		m, err := p.c.Wait(p.ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Error == nil || m.Error.Code != -32700 {
+			t.Errorf("frame %q answered %v, want -32700", b, m.Error)
+		}
+	}
+	// An id the library cannot represent is answered with that same id.
+	if err := p.c.SendRaw(lsptest.Frame([]byte(`{"jsonrpc":"2.0","id":3000000000,"method":"shutdown"}`))); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := p.c.Wait(p.ctx, int64(3000000000)); err != nil || m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("id 3000000000 answered %v %v, want -32600", m, err)
+	}
+	if m := p.call(2, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus"}); m.Error != nil {
+		t.Fatalf("server stopped serving after bad frames: %v", m.Error)
+	}
+	// A body above the cap is refused without being allocated.
+	if err := p.c.SendRaw([]byte("Content-Length: 10000000000\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := p.c.Wait(p.ctx, nil); err != nil || m.Error == nil {
+		t.Fatalf("oversized frame answered %v %v, want an error", m, err)
+	}
+	_ = p.stdin.Close()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+}
+
+func TestE2EVersion(t *testing.T) {
+	out, err := exec.Command(binary(t), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "ctxd ") || !strings.Contains(string(out), "go1.") {
+		t.Errorf("ctxd version = %q", out)
+	}
+}
+
+func rangeOf(l1, c1, l2, c2 int) map[string]any {
+	return map[string]any{"start": map[string]any{"line": l1, "character": c1}, "end": map[string]any{"line": l2, "character": c2}}
+}

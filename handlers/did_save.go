@@ -1,0 +1,34 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ctxd/ctxd/index"
+	"go.lsp.dev/protocol"
+)
+
+type didSaveParams struct {
+	TextDocument docID `json:"textDocument"`
+}
+
+func (p *didSaveParams) validate() error { return p.TextDocument.check("textDocument", false) }
+
+// DidSave handles textDocument/didSave by marking the open version saved.
+// ctxd asks for no text on save: the buffer it holds already is that text.
+func DidSave(ctx context.Context, s *Session, raw json.RawMessage) error {
+	var p didSaveParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	uri := p.TextDocument.uri()
+	return s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) {
+		doc, ok := o.Get(uri)
+		if !ok {
+			return nil, errNotOpen(protocol.MethodTextDocumentDidSave, uri)
+		}
+		saved := *doc
+		saved.Saved = true
+		return o.With(&saved), nil
+	})
+}

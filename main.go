@@ -1,0 +1,250 @@
+// Command ctxd is a Language Server Protocol sidecar that decides what an AI
+// model may see: it keeps a live index of the workspace from the editor's
+// notifications and answers ctxd commands with deterministic, auditable
+// context bundles.
+//
+// Usage:
+//
+//	ctxd [serve] [--stdio] [--log-level L] [--log-file F]   serve LSP over stdio (default)
+//	ctxd version [--json]                                   print version, commit and Go version
+//	ctxd help [command]                                     print help
+//
+// Logs go to stderr (or --log-file), never to stdout: stdout is the protocol
+// channel.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/ctxd/ctxd/server"
+)
+
+// version is set by the Makefile with -ldflags "-X main.version=…"; a plain
+// go build reports the module version or "devel".
+var version = ""
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
+		{"version", "print ctxd's version, commit and Go version", runVersion},
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		switch {
+		case len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-v"):
+			return runVersion(args[1:], stdin, stdout, stderr)
+		case len(args) > 0 && (args[0] == "--help" || args[0] == "-help" || args[0] == "-h"):
+			usage(stdout)
+			return exitOK
+		}
+		return runServe(args, stdin, stdout, stderr)
+	}
+	name := args[0]
+	if name == "help" {
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ctxd: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "ctxd: an LSP sidecar that decides what an AI model may see.")
+	fmt.Fprintln(w, "\nUsage: ctxd <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "  help      print help for a command (ctxd help serve)")
+	fmt.Fprintln(w, "\nWith no command, ctxd serves LSP over stdio. 'ctxd <command> --help' lists its flags.")
+}
+
+// newFlagSet returns a flag set whose usage names the subcommand and whose
+// errors go to stderr.
+func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ctxd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: ctxd %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	return fs
+}
+
+// parseFlags parses args and maps -h and errors to an exit code; ok is false
+// when the caller must return code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH]", stderr, stdout)
+	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editor clients that pass it)")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	logger, closeLog, err := newLogger(*level, *logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxd serve: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+
+	// Anything that writes to os.Stdout by mistake would corrupt the protocol
+	// stream; from here on only the server writes to the real stdout.
+	if stdout == os.Stdout {
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = stdout.(*os.File) }()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("ctxd serving LSP on stdio", "version", versionString(), "pid", os.Getpid())
+	srv := server.New(server.Options{Logger: logger, Version: versionString()})
+	return srv.Run(ctx, stdioConn{stdin, stdout})
+}
+
+// stdioConn joins stdin and stdout into the connection the server reads and
+// writes.
+type stdioConn struct {
+	io.Reader
+	io.Writer
+}
+
+// Close closes both ends when they are closable, so that a blocked read of
+// stdin ends at exit.
+func (c stdioConn) Close() error {
+	var errs []error
+	for _, v := range []any{c.Reader, c.Writer} {
+		if cl, ok := v.(io.Closer); ok {
+			errs = append(errs, cl.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newLogger builds the slog logger for --log-level and --log-file; logs
+// never go to stdout.
+func newLogger(level, file string, stderr io.Writer) (*slog.Logger, func(), error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", level)
+	}
+	out, closeFn := stderr, func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening --log-file: %w", err)
+		}
+		out, closeFn = f, func() { _ = f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})), closeFn, nil
+}
+
+// buildInfo is what `ctxd version` reports.
+type buildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	GoVersion string `json:"go_version"`
+	Platform  string `json:"platform"`
+}
+
+func readBuildInfo() buildInfo {
+	bi := buildInfo{Version: versionString(), Commit: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				bi.Commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && bi.Commit != "unknown" {
+			bi.Commit += "-dirty"
+		}
+	}
+	return bi
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "version [--json]", stderr, stdout)
+	asJSON := fs.Bool("json", false, "print a JSON object {version, commit, go_version, platform}")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	bi := readBuildInfo()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(bi); err != nil {
+			fmt.Fprintf(stderr, "ctxd version: %v\n", err)
+			return exitInternal
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "ctxd %s (commit %s, %s, %s)\n", bi.Version, bi.Commit, bi.GoVersion, bi.Platform)
+	return exitOK
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestCLI(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // substring
+		wantStderr string // substring
+	}{
+		{name: "help", args: []string{"--help"}, wantStdout: "Commands:"},
+		{name: "help command", args: []string{"help"}, wantStdout: "serve"},
+		{name: "help serve", args: []string{"help", "serve"}, wantStdout: "-log-level"},
+		{name: "serve help", args: []string{"serve", "--help"}, wantStdout: "-stdio"},
+		{name: "version help", args: []string{"version", "--help"}, wantStdout: "-json"},
+		{name: "version", args: []string{"version"}, wantStdout: runtime.Version()},
+		{name: "--version", args: []string{"--version"}, wantStdout: "ctxd "},
+		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
+		{name: "unknown flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "-nope"},
+		{name: "bad log level", args: []string{"serve", "--log-level", "loud"}, wantCode: 2, wantStderr: "--log-level"},
+		{name: "stray argument", args: []string{"version", "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	var stdout bytes.Buffer
+	if code := run([]string{"version", "--json"}, nil, &stdout, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	var bi buildInfo
+	if err := json.Unmarshal(stdout.Bytes(), &bi); err != nil {
+		t.Fatal(err)
+	}
+	if bi.GoVersion != runtime.Version() || bi.Version == "" || bi.Commit == "" {
+		t.Errorf("version --json = %+v", bi)
+	}
+}
+
+// TestServeEOF: serve over an input that ends at once exits cleanly and
+// writes nothing to stdout.
+func TestServeEOF(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"serve", "--stdio"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Errorf("exit code = %d, want 0; stderr %s", code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/server/framing"
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Options configure a [Server]. The zero value is valid.
+type Options struct {
+	// Logger receives all logs; nil means slog.Default(). It must not write to
+	// the protocol stream.
+	Logger *slog.Logger
+	// Version is reported in serverInfo; empty means "devel".
+	Version string
+	// MaxContentLength caps one message body; 0 means
+	// framing.DefaultMaxContentLength.
+	MaxContentLength int64
+}
+
+// Server serves one LSP connection. Create it with [New] and call [Server.Run]
+// once.
+type Server struct {
+	opts    Options
+	logger  *slog.Logger
+	session *handlers.Session
+
+	requests      map[string]handlers.RequestFunc
+	notifications map[string]handlers.NotificationFunc
+
+	mu       sync.Mutex
+	state    state
+	inflight map[string]*call // by request id key, see idKey
+	calls    sync.WaitGroup   // request goroutines
+	exitCode chan int         // receives the code of the exit notification
+	conn     jsonrpc2.Conn
+}
+
+// New returns a server that has not yet been initialized.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	s := &Server{
+		opts:          opts,
+		logger:        opts.Logger,
+		requests:      handlers.Requests(),
+		notifications: handlers.Notifications(),
+		inflight:      make(map[string]*call),
+		exitCode:      make(chan int, 1),
+	}
+	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
+	return s
+}
+
+// Session returns the handlers' shared state, for tests and embedding.
+func (s *Server) Session() *handlers.Session { return s.session }
+
+// Run serves rwc until the client sends exit or closes the stream, and
+// returns the process exit code: 0 after shutdown then exit, 1 for exit
+// without shutdown, 0 when the stream ends (the editor went away; there is
+// nobody left to report a failure to).
+func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn := jsonrpc2.NewConn(framing.NewStream(rwc, framing.Options{
+		MaxContentLength: s.opts.MaxContentLength,
+		Logger:           s.logger,
+	}))
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	conn.Go(ctx, s.handle)
+
+	code := 0
+	select {
+	case code = <-s.exitCode:
+	case <-conn.Done():
+		if err := conn.Err(); err != nil && !isEOF(err) {
+			s.logger.Error("connection failed", "err", err)
+			code = 1
+		} else if s.currentState() != stateShutdown {
+			s.logger.Warn("client closed the connection without shutdown")
+		}
+	case <-ctx.Done():
+		code = 1
+	}
+	s.cancelAll()
+	s.waitCalls(5 * time.Second)
+	// Closing does not wake a read blocked on a stdin in blocking mode, so
+	// the read loop is not awaited: the process exits around it.
+	_ = conn.Close()
+	s.logger.Info("server stopped", "exit_code", code)
+	return code
+}
+
+// waitCalls waits for request goroutines to return; a handler that ignores
+// its cancelled context must not keep the process alive forever.
+func (s *Server) waitCalls(limit time.Duration) {
+	done := make(chan struct{})
+	go func() { s.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		s.logger.Warn("requests still running at exit")
+	}
+}
+
+// client sends messages to the editor over the server's connection.
+type client Server
+
+func (c *client) Notify(ctx context.Context, method string, params any) error {
+	conn := (*Server)(c).connection()
+	if conn == nil {
+		return fmt.Errorf("notifying %s: not connected", method)
+	}
+	return conn.Notify(ctx, method, params)
+}
+
+func (c *client) Call(ctx context.Context, method string, params, result any) error {
+	conn := (*Server)(c).connection()
+	if conn == nil {
+		return fmt.Errorf("calling %s: not connected", method)
+	}
+	var raw json.RawMessage
+	if _, err := conn.Call(ctx, method, params, &raw); err != nil {
+		return fmt.Errorf("calling %s: %w", method, err)
+	}
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("decoding the result of %s: %w", method, err)
+	}
+	return nil
+}
+
+func (s *Server) connection() jsonrpc2.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn
+}
