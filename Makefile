@@ -2,7 +2,8 @@
 GO       ?= go
 BIN      := bin/ctxd
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS  := -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 

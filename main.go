@@ -31,9 +31,13 @@ import (
 	"github.com/ctxd/ctxd/server"
 )
 
-// version is set by the Makefile with -ldflags "-X main.version=…"; a plain
-// go build reports the module version or "devel".
-var version = ""
+// version and commit are set by the Makefile with -ldflags "-X main.version=…
+// -X main.commit=…"; without them ctxd falls back to the build's VCS stamp
+// (absent under -buildvcs=false) and then to "devel" / "unknown".
+var (
+	version = ""
+	commit  = ""
+)
 
 // Exit codes shared by every subcommand.
 const (
@@ -202,6 +206,10 @@ type buildInfo struct {
 
 func readBuildInfo() buildInfo {
 	bi := buildInfo{Version: versionString(), Commit: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if commit != "" {
+		bi.Commit = commit
+		return bi
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		modified := false
 		for _, s := range info.Settings {

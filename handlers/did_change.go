@@ -50,12 +50,8 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	uri, version := p.TextDocument.uri(), *p.TextDocument.Version
-	changes := make([]position.Change, len(p.ContentChanges))
-	for i, c := range p.ContentChanges {
-		changes[i] = position.Change{Range: c.Range, Text: *c.Text}
-	}
-	var applyErr error
+	uri, version, changes := p.TextDocument.uri(), *p.TextDocument.Version, p.changes()
+	var edited *index.Document
 	err := s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) {
 		doc, ok := o.Get(uri)
 		if !ok {
@@ -64,19 +60,23 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 		if version < doc.Version {
 			return nil, fmt.Errorf("didChange for %s ignored: version %d is older than the open version %d", uri, version, doc.Version)
 		}
-		next := applyChange(doc, version, changes, s.Config().Encoding)
-		if next.OutOfSync {
-			applyErr = fmt.Errorf("didChange for %s version %d could not be applied; the document is out of sync until it is reopened", uri, version)
-		}
-		return o.With(next), nil
+		edited = applyChange(doc, version, changes, s.Config().Encoding)
+		return o.With(edited), nil
 	})
-	if err != nil {
+	if err != nil || !edited.OutOfSync {
 		return err
 	}
-	if applyErr != nil {
-		s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+applyErr.Error()+". Context from this file is refused until then.")
+	err = fmt.Errorf("didChange for %s version %d could not be applied; the document is out of sync until it is reopened", uri, version)
+	s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+err.Error()+". Context from this file is refused until then.")
+	return err
+}
+
+func (p *didChangeParams) changes() []position.Change {
+	changes := make([]position.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i] = position.Change{Range: c.Range, Text: *c.Text}
 	}
-	return applyErr
+	return changes
 }
 
 // applyChange returns the document after changes. An out-of-sync document
