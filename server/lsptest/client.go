@@ -50,7 +50,7 @@ type Client struct {
 	AnswerServerRequest func(m *Message) (result any, err *WireError)
 
 	mu            sync.Mutex
-	changed       chan struct{} // closed and replaced on every received message
+	changed       chan struct{}         // closed and replaced on every received message
 	responses     map[string][]*Message // by id; a queue, since null ids repeat
 	notifications []*Message
 	requests      []*Message
