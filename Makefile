@@ -26,7 +26,7 @@ run: build ## build, then run ctxd's main job on the example workspace
 	./$(BIN) version
 	$(GO) run ./tools/lspdemo --binary $(BIN) --root $(EXAMPLE)
 
-bench: ## benchmarks on the Go source tree ($(shell $(GO) env GOROOT)/src)
+bench: ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)

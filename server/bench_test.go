@@ -3,16 +3,20 @@ package server
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // BenchmarkEditRoundTrip measures what an editor waits for on a keystroke:
 // one incremental didChange on a large Go file of GOROOT/src followed by a
 // request that observes it, through framing, dispatch and the overlay store.
 func BenchmarkEditRoundTrip(b *testing.B) {
-	path := filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")
-	text, err := os.ReadFile(path)
+	src, err := corpus.GoSrc()
+	if err != nil {
+		b.Skipf("no Go source tree: %v", err)
+	}
+	text, err := os.ReadFile(filepath.Join(src, "net", "http", "server.go"))
 	if err != nil {
 		b.Skipf("no Go source tree: %v", err)
 	}

@@ -155,3 +155,27 @@ func TestInitializeResult(t *testing.T) {
 		t.Errorf("initialize result (-want +got):\n%s", diff)
 	}
 }
+
+// TestSession drives one whole editor session in process: initialize,
+// initialized, didOpen, didChange, a request that observes the edit,
+// shutdown, exit.
+func TestSession(t *testing.T) {
+	h := newHarness(t, withContentRequest)
+	h.initialize(map[string]any{"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}})
+	open(h, docURI, 1, "package main\n\nfunc main() {}\n")
+	change(h, docURI, 2, map[string]any{"range": rng(2, 5, 2, 9), "text": "run"})
+	if got := content(h, docURI); got != "package main\n\nfunc run() {}\n" {
+		t.Fatalf("content = %q", got)
+	}
+	st := h.status(3)
+	if st.PositionEncoding != "utf-8" || len(st.OpenDocuments) != 1 || st.OpenDocuments[0].Version != 2 {
+		t.Fatalf("status = %+v", st)
+	}
+	if m := h.call(4, "shutdown", nil); m.Error != nil || string(m.Result) != "null" {
+		t.Fatalf("shutdown = %s %v", m.Result, m.Error)
+	}
+	h.notify("exit", nil)
+	if code := h.exitCode(); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+}

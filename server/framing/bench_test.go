@@ -4,44 +4,31 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/server/framing"
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // BenchmarkReadDidOpen reads one textDocument/didOpen frame per .go file of
 // $(go env GOROOT)/src: the traffic of an editor opening the whole Go tree.
 // It reports MB/s of framed input.
 func BenchmarkReadDidOpen(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	corpusFiles, err := corpus.GoFiles()
+	if err != nil || len(corpusFiles) == 0 {
+		b.Skipf("no Go source tree: %v", err)
+	}
 	var input bytes.Buffer
-	files := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		text, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
+	files := len(corpusFiles)
+	for _, f := range corpusFiles {
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
-			"textDocument": map[string]any{"uri": "file://" + p, "languageId": "go", "version": 1, "text": string(text)},
+			"textDocument": map[string]any{"uri": "file://" + f.Path, "languageId": "go", "version": 1, "text": string(f.Data)},
 		}})
 		input.WriteString("Content-Length: ")
 		input.WriteString(strconv.Itoa(len(body)))
 		input.WriteString("\r\n\r\n")
 		input.Write(body)
-		files++
-		return nil
-	})
-	if files == 0 {
-		b.Skipf("no Go source tree at %s", root)
 	}
 	data := input.Bytes()
 	b.SetBytes(int64(len(data)))

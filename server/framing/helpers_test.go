@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -37,22 +36,6 @@ type fakeConn struct {
 func (c *fakeConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
 func (c *fakeConn) Write(p []byte) (int, error) { return c.out.Write(p) }
 func (c *fakeConn) Close() error                { c.closed = true; return nil }
-
-// lockedConn is fakeConn for tests that read the output while the stream
-// may still be writing.
-type lockedConn struct {
-	r   io.Reader
-	mu  sync.Mutex
-	out bytes.Buffer
-}
-
-func (c *lockedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
-func (c *lockedConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.out.Write(p)
-}
-func (c *lockedConn) Close() error { return nil }
 
 // readStrictFrame reads one frame in exactly the form the stream must
 // write: a single "Content-Length: N" header, CRLF line ends, and an N-byte

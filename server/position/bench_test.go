@@ -1,33 +1,24 @@
 package position
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
-// goSources loads the .go files of $(go env GOROOT)/src, the corpus every
-// machine with a Go toolchain has. Benchmarks skip when it is absent.
+// goSources loads the .go files of $(go env GOROOT)/src. Benchmarks skip
+// when the tree is absent.
 func goSources(b *testing.B) [][]byte {
 	b.Helper()
-	root := filepath.Join(runtime.GOROOT(), "src")
-	var files [][]byte
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		if data, err := os.ReadFile(p); err == nil {
-			files = append(files, data)
-		}
-		return nil
-	})
+	files, err := corpus.GoFiles()
 	if err != nil || len(files) == 0 {
-		b.Skipf("no Go source tree at %s", root)
+		b.Skipf("no Go source tree: %v", err)
 	}
-	return files
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		data[i] = f.Data
+	}
+	return data
 }
 
 // BenchmarkMapperCorpus maps the start and end of every line of every Go
