@@ -96,14 +96,15 @@ func (p *process) call(id any, method string, params any) *lsptest.Message {
 // wait returns the exit code once the process ends.
 func (p *process) wait() int {
 	p.t.Helper()
+	// Read stdout to its end before Wait, which closes the pipe.
+	<-p.c.Done()
+	if err := p.c.Err(); !errors.Is(err, io.EOF) {
+		p.t.Errorf("stdout carried something other than LSP frames: %v", err)
+	}
 	err := p.cmd.Wait()
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		p.t.Fatalf("waiting for ctxd: %v", err)
-	}
-	<-p.c.Done()
-	if err := p.c.Err(); !errors.Is(err, io.EOF) {
-		p.t.Errorf("stdout carried something other than LSP frames: %v", err)
 	}
 	return p.cmd.ProcessState.ExitCode()
 }

@@ -82,6 +82,8 @@ func TestExitCodes(t *testing.T) {
 		{"exit before initialize", func(h *harness) { h.notify("exit", nil) }, 1},
 		{"end of input after shutdown", func(h *harness) { h.initialize(nil); h.call(2, "shutdown", nil); h.cli.Close() }, 0},
 		{"end of input without shutdown", func(h *harness) { h.initialize(nil); h.cli.Close() }, 0},
+		{"exit without shutdown, then end of input", func(h *harness) { h.initialize(nil); h.notify("exit", nil); h.cli.Close() }, 1},
+		{"shutdown, exit, end of input", func(h *harness) { h.initialize(nil); h.call(2, "shutdown", nil); h.notify("exit", nil); h.cli.Close() }, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

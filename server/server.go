@@ -87,11 +87,13 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) int {
 	select {
 	case code = <-s.exitCode:
 	case <-conn.Done():
-		if err := conn.Err(); err != nil && !isEOF(err) {
-			s.logger.Error("connection failed", "err", err)
-			code = 1
-		} else if s.currentState() != stateShutdown {
-			s.logger.Warn("client closed the connection without shutdown")
+		// exit is handled on the read loop before it can see the end of
+		// input, so a client that sends exit and closes the pipe at once
+		// still gets exit's code.
+		select {
+		case code = <-s.exitCode:
+		default:
+			code = s.endOfInputCode(conn.Err())
 		}
 	case <-ctx.Done():
 		code = 1
@@ -103,6 +105,19 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) int {
 	_ = conn.Close()
 	s.logger.Info("server stopped", "exit_code", code)
 	return code
+}
+
+// endOfInputCode is the exit code when the client's stream ends without an
+// exit notification.
+func (s *Server) endOfInputCode(err error) int {
+	if err != nil && !isEOF(err) {
+		s.logger.Error("connection failed", "err", err)
+		return 1
+	}
+	if s.currentState() != stateShutdown {
+		s.logger.Warn("client closed the connection without shutdown")
+	}
+	return 0
 }
 
 // waitCalls waits for request goroutines to return; a handler that ignores
