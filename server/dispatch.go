@@ -134,6 +134,9 @@ func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notificatio
 	case method == protocol.MethodExit:
 		code := exitCodeFor(st)
 		s.logger.Info("exit", "state", st, "exit_code", code)
+		// Whatever the client sends between exit and the close is refused
+		// without starting work the process will not wait for.
+		s.setState(stateShutdown)
 		select {
 		case s.exitCode <- code:
 		default: // a second exit changes nothing

@@ -37,6 +37,7 @@ type WireError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error makes a WireError usable as a Go error.
 func (e *WireError) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
 // Client is a test LSP client. Its zero value is not usable; call [New].
