@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -234,6 +236,8 @@ func wireError(err error) error {
 	return jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 }
 
+// isEOF reports whether err means the peer or ctxd itself closed the
+// stream, as opposed to a failure worth reporting.
 func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "use of closed")
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed)
 }

@@ -11,8 +11,8 @@ const (
 	// is welcome but not required before other requests: the spec lets a
 	// client send requests as soon as it has the initialize result.
 	stateRunning
-	// stateShutdown: after shutdown. Every request gets InvalidRequest; only
-	// exit still matters.
+	// stateShutdown: after shutdown, and after exit. Every request gets
+	// InvalidRequest; only exit still matters.
 	stateShutdown
 )
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 )
 
 var (
@@ -42,7 +43,34 @@ type File struct {
 	Data []byte
 }
 
-// GoFiles returns every .go file under GoSrc in walk (lexical) order.
+// Files returns [GoFiles] for a benchmark or test, skipping it when the tree
+// is absent so that no caller repeats the check.
+func Files(tb testing.TB) []File {
+	tb.Helper()
+	files, err := GoFiles()
+	if err != nil || len(files) == 0 {
+		tb.Skipf("no Go source tree: %v", err)
+	}
+	return files
+}
+
+// ReadFile returns one file of the tree by its path relative to GoSrc
+// ("net/http/server.go"), skipping tb when it cannot be read.
+func ReadFile(tb testing.TB, rel string) []byte {
+	tb.Helper()
+	src, err := GoSrc()
+	if err != nil {
+		tb.Skipf("no Go source tree: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(rel)))
+	if err != nil {
+		tb.Skipf("corpus file: %v", err)
+	}
+	return data
+}
+
+// GoFiles returns every .go file under GoSrc in walk (lexical) order;
+// unreadable files are left out.
 func GoFiles() ([]File, error) {
 	src, err := GoSrc()
 	if err != nil {
