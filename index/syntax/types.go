@@ -1,0 +1,143 @@
+package syntax
+
+// Language names a language ctxd parses. The values are stable: they appear in
+// ctxd.indexStatus and in the on-disk cache. The empty Language means a text
+// file indexed without symbols.
+type Language string
+
+// The languages with symbol extraction.
+const (
+	Go         Language = "go"
+	TypeScript Language = "typescript"
+	TSX        Language = "tsx"
+	JavaScript Language = "javascript"
+	Python     Language = "python"
+	Java       Language = "java"
+	Rust       Language = "rust"
+	C          Language = "c"
+	CPP        Language = "cpp"
+	CSharp     Language = "csharp"
+)
+
+// Point is a position in a file: a zero-based line and a zero-based byte
+// column within that line. Converting to editor positions (UTF-16 code units)
+// is the server's job, not this package's.
+type Point struct {
+	Line   uint32 `json:"line"`
+	Column uint32 `json:"column"`
+}
+
+// Range is a half-open span [Start, End) of a file, as points and as byte
+// offsets; both describe the same span.
+type Range struct {
+	Start     Point  `json:"start"`
+	End       Point  `json:"end"`
+	StartByte uint32 `json:"start_byte"`
+	EndByte   uint32 `json:"end_byte"`
+}
+
+// IsZero reports whether r is the zero Range (used for "absent").
+func (r Range) IsZero() bool { return r == Range{} }
+
+// SymbolKind classifies a declaration. The values are stable strings.
+type SymbolKind string
+
+// Symbol kinds. Languages map their declarations onto the closest kind:
+// a Rust trait is an Interface, a Go struct type a Struct, a C# record a Class.
+const (
+	Function    SymbolKind = "function"
+	Method      SymbolKind = "method"
+	Constructor SymbolKind = "constructor"
+	Class       SymbolKind = "class"
+	Interface   SymbolKind = "interface"
+	Struct      SymbolKind = "struct"
+	Enum        SymbolKind = "enum"
+	TypeAlias   SymbolKind = "type" // Go non-struct, non-interface types; TS type aliases; C typedefs
+	Const       SymbolKind = "const"
+	Var         SymbolKind = "var"
+	Field       SymbolKind = "field"
+	Property    SymbolKind = "property"
+	Namespace   SymbolKind = "namespace" // C# namespace, C++ namespace, Rust mod
+	Module      SymbolKind = "module"
+	EnumMember  SymbolKind = "enum_member"
+)
+
+// Symbol is one declaration of a file.
+type Symbol struct {
+	// Name is the declared identifier, without container.
+	Name string     `json:"name"`
+	Kind SymbolKind `json:"kind"`
+	// Container is the qualified name of the enclosing declaration (a class,
+	// namespace, or for Go methods the receiver's base type name, without
+	// pointer or type parameters); empty at top level.
+	Container string `json:"container,omitempty"`
+	// QualifiedName is Container + "." + Name, or Name at top level.
+	QualifiedName string `json:"qualified_name"`
+	// Range covers the whole declaration, doc comment excluded.
+	Range Range `json:"range"`
+	// Signature covers the declaration without its body: for a function
+	// from its first token to the end of its result type, for a type
+	// declaration its header (up to, not including, the body's opening
+	// brace). For a declaration without a body it equals Range.
+	Signature Range `json:"signature"`
+	// Doc covers the doc comment directly above the declaration; the zero
+	// Range when there is none.
+	Doc Range `json:"doc"`
+	// Exported reports visibility outside its package or module by the
+	// language's rule (Go: upper-case initial; Java/C#: public or protected;
+	// Rust: pub; Python/JS/TS: not underscore-prefixed / exported; C/C++:
+	// not static).
+	Exported bool `json:"exported"`
+	// Bases are the names of the types this type extends, implements or
+	// embeds, as written (qualifiers kept, type arguments removed), in source
+	// order; nil when none.
+	Bases []string `json:"bases,omitempty"`
+}
+
+// ImportKind says how an import statement names what it imports.
+type ImportKind string
+
+// Import kinds.
+const (
+	ImportPackage   ImportKind = "package"   // Go import path, Java package/class
+	ImportModule    ImportKind = "module"    // JS/TS module specifier, Python module
+	ImportNamespace ImportKind = "namespace" // C# using
+	ImportInclude   ImportKind = "include"   // C/C++ #include
+	ImportMod       ImportKind = "mod"       // Rust `mod x;` (a file of the crate)
+	ImportUse       ImportKind = "use"       // Rust `use a::b::c`
+)
+
+// Import is one import statement (or one path of a grouped import).
+type Import struct {
+	// Path is the imported name as written, unquoted: "net/http", "./api",
+	// "os.path", "..pkg.mod" (Python relative imports keep their dots),
+	// "System.Text", "crate::store::Item", "util.h", "java.util.List",
+	// "com.acme.*".
+	Path string     `json:"path"`
+	Kind ImportKind `json:"kind"`
+	// System is true for C/C++ angle-bracket includes.
+	System bool  `json:"system,omitempty"`
+	Range  Range `json:"range"`
+}
+
+// File is everything ctxd extracts from one source file. It is immutable
+// once returned: callers share it between snapshots.
+type File struct {
+	Language Language `json:"language"`
+	// Package is the Go package name, the Java package, or empty.
+	Package string `json:"package,omitempty"`
+	// Namespaces lists the C# namespaces (and C++ namespaces) the file
+	// declares, sorted and deduplicated; nil when none.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Symbols are sorted by Range.StartByte, then by Name.
+	Symbols []Symbol `json:"symbols"`
+	// Imports are in source order.
+	Imports []Import `json:"imports"`
+	// Refs are the identifiers (including type, field and property
+	// identifiers) the file uses other than as the name of one of its own
+	// declarations, sorted and deduplicated.
+	Refs []string `json:"refs"`
+	// HasErrors reports that the parse tree has ERROR or MISSING nodes; the
+	// symbols are the best tree-sitter could recover.
+	HasErrors bool `json:"has_errors,omitempty"`
+}
