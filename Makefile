@@ -24,10 +24,12 @@ test: ## everything CI checks: gofmt, vet, race tests
 
 run: build ## build, then run ctxd's main job on the example workspace
 	./$(BIN) version
+	./$(BIN) index --root $(EXAMPLE) --skipped --cache-dir off
 	$(GO) run ./tools/lspdemo --binary $(BIN) --root $(EXAMPLE)
 
-bench: ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src)
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then ctxd index vs ctags -R
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+	$(GO) run ./tools/indexbench -ctxd $(BIN)
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \

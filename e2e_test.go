@@ -65,7 +65,7 @@ func startServer(t *testing.T, args ...string) *process {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // hang guard only
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--stdio"}, args...)...)
+	cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--stdio", "--cache-dir", t.TempDir()}, args...)...)
 	p := &process{t: t, ctx: ctx, cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = p.stderr
 	var err error
@@ -231,6 +231,43 @@ func TestE2EBadFramesKeepServing(t *testing.T) {
 	_ = p.stdin.Close()
 	if code := p.wait(); code != 0 {
 		t.Errorf("exit code = %d, want 0", code)
+	}
+}
+
+// TestE2EIndexExample indexes the example workspace through the real
+// binary: workspace/symbol waits for the scan, the never-send .env is
+// skipped and never read, and the cache persists at shutdown.
+func TestE2EIndexExample(t *testing.T) {
+	cache := t.TempDir()
+	p := startServer(t, "--cache-dir", cache)
+	root, err := filepath.Abs("testdata/example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootURI := "file://" + filepath.ToSlash(root)
+	if m := p.call(1, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": rootURI, "capabilities": map[string]any{}}); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	_ = p.c.Notify("initialized", map[string]any{})
+	m := p.call(2, "workspace/symbol", map[string]any{"query": "main"})
+	if m.Error != nil || !strings.Contains(string(m.Result), `"name":"main"`) {
+		t.Fatalf("workspace/symbol = %s %v", m.Result, m.Error)
+	}
+	m = p.call(3, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus", "arguments": []any{map[string]any{"skipped": true}}})
+	if m.Error != nil || !strings.Contains(string(m.Result), `{"path":".env","reason":"deny_rule"`) || !strings.Contains(string(m.Result), `"state":"ready"`) {
+		t.Fatalf("indexStatus = %s %v", m.Result, m.Error)
+	}
+	p.call(4, "shutdown", nil)
+	_ = p.c.Notify("exit", nil)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if strings.Contains(string(m.Result), "postgres") || strings.Contains(p.stderr.String(), "postgres") {
+		t.Error("the content of .env reached an output")
+	}
+	caches, _ := filepath.Glob(filepath.Join(cache, "index", "v*", "*.cache"))
+	if len(caches) != 1 {
+		t.Errorf("cache files = %v, want one", caches)
 	}
 }
 

@@ -6,6 +6,7 @@
 // Usage:
 //
 //	ctxd [serve] [--stdio] [--log-level L] [--log-file F]   serve LSP over stdio (default)
+//	ctxd index --root DIR [--json] [--skipped]              index a folder, print its status
 //	ctxd version [--json]                                   print version, commit and Go version
 //	ctxd help [command]                                     print help
 //
@@ -58,6 +59,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
+		{"index", "index a workspace folder and print its status", runIndex},
 		{"version", "print ctxd's version, commit and Go version", runVersion},
 	}
 }
@@ -132,10 +134,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 }
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH]", stderr, stdout)
+	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES]", stderr, stdout)
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editor clients that pass it)")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
+	idx := indexFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -155,7 +158,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("ctxd serving LSP on stdio", "version", versionString(), "pid", os.Getpid())
-	srv := server.New(server.Options{Logger: logger, Version: versionString()})
+	srv := server.New(server.Options{Logger: logger, Version: versionString(), Index: idx.options()})
 	return srv.Run(ctx, stdioConn{stdin, stdout})
 }
 

@@ -27,6 +27,11 @@ func TestCLI(t *testing.T) {
 		{name: "unknown flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "-nope"},
 		{name: "bad log level", args: []string{"serve", "--log-level", "loud"}, wantCode: 2, wantStderr: "--log-level"},
 		{name: "stray argument", args: []string{"version", "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
+		{name: "index help", args: []string{"index", "--help"}, wantStdout: "-root"},
+		{name: "index without root", args: []string{"index"}, wantCode: 2, wantStderr: "--root is required"},
+		{name: "index missing root", args: []string{"index", "--root", "testdata/nope"}, wantCode: 2, wantStderr: "no such file"},
+		{name: "index file root", args: []string{"index", "--root", "main.go"}, wantCode: 2, wantStderr: "not a directory"},
+		{name: "index example", args: []string{"index", "--root", "testdata/example", "--cache-dir", "off", "--skipped"}, wantStdout: ".env"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,5 +73,34 @@ func TestServeEOF(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestIndexJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"index", "--root", "testdata/example", "--json", "--cache-dir", "off"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	var st struct {
+		State string `json:"state"`
+		Roots []struct {
+			Files           int            `json:"files"`
+			Symbols         int            `json:"symbols"`
+			FilesByLanguage map[string]int `json:"files_by_language"`
+			SkippedByReason map[string]int `json:"skipped_by_reason"`
+		} `json:"roots"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.State != "ready" || len(st.Roots) != 1 {
+		t.Fatalf("status = %s", stdout.String())
+	}
+	r := st.Roots[0]
+	if r.FilesByLanguage["go"] == 0 || r.FilesByLanguage["typescript"] != 1 || r.Symbols == 0 || r.SkippedByReason["deny_rule"] == 0 {
+		t.Errorf("status = %s", stdout.String())
+	}
+	if strings.Contains(stdout.String(), "postgres://") {
+		t.Error("index status leaks the content of .env")
 	}
 }

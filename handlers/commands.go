@@ -24,7 +24,7 @@ type Command struct {
 // executeCommandProvider.commands. New commands are added here, and only
 // here, so the advertised list and the dispatch cannot drift apart.
 var Commands = []Command{
-	{Name: "ctxd.indexStatus", Title: "Index status: server, position encoding, workspace folders and open documents", Run: IndexStatus},
+	{Name: "ctxd.indexStatus", Title: "Index status: server, position encoding, folders, open documents, and the index (files by language, symbols, skipped paths by reason, snapshot version and fingerprint, indexing state)", Run: IndexStatus},
 }
 
 // CommandNames returns the advertised command names.

@@ -63,8 +63,12 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 		edited = applyChange(doc, version, changes, s.Config().Encoding)
 		return o.With(edited), nil
 	})
-	if err != nil || !edited.OutOfSync {
+	if err != nil {
 		return err
+	}
+	s.indexDocument(ctx, uri)
+	if !edited.OutOfSync {
+		return nil
 	}
 	err = fmt.Errorf("didChange for %s version %d could not be applied; the document is out of sync until it is reopened", uri, version)
 	s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+err.Error()+". Context from this file is refused until then.")

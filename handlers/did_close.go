@@ -28,6 +28,9 @@ func DidClose(ctx context.Context, s *Session, raw json.RawMessage) error {
 		}
 		return o.Without(uri), nil
 	})
+	if err == nil {
+		s.indexDocument(ctx, uri)
+	}
 	s.Logger.Debug("document closed", "uri", uri)
 	return err
 }

@@ -42,6 +42,7 @@ func DidOpen(ctx context.Context, s *Session, raw json.RawMessage) error {
 		Content:    []byte(*td.Text),
 	}
 	_ = s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) { return o.With(doc), nil })
+	s.indexDocument(ctx, doc.URI)
 	s.Logger.Debug("document opened", "uri", doc.URI, "version", doc.Version, "bytes", len(doc.Content))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/position"
 )
 
@@ -16,6 +17,9 @@ type IndexStatusResult struct {
 	WorkspaceFolders []Folder `json:"workspace_folders"`
 	// OpenDocuments is sorted by URI; empty, not null, when none are open.
 	OpenDocuments []OpenDocument `json:"open_documents"`
+	// Index summarizes the workspace index: state, snapshot version and
+	// fingerprint, files by language, symbols, skipped paths by reason.
+	Index index.Status `json:"index"`
 }
 
 // ServerInfo names the server and its version.
@@ -36,13 +40,17 @@ type OpenDocument struct {
 	OutOfSync  bool   `json:"out_of_sync"`
 }
 
-type indexStatusArgs struct{}
+type indexStatusArgs struct {
+	// Skipped asks for the list of skipped paths with their reasons.
+	Skipped bool `json:"skipped"`
+}
 
 // IndexStatus answers ctxd.indexStatus from one snapshot of the session.
-// Its argument is optional; when present it must be an empty object.
+// Its argument is optional: an object whose only field is "skipped".
 func IndexStatus(ctx context.Context, s *Session, arg json.RawMessage) (any, error) {
+	var args indexStatusArgs
 	if !isAbsent(arg) {
-		if err := decodeStrict(arg, &indexStatusArgs{}); err != nil {
+		if err := decodeStrict(arg, &args); err != nil {
 			return nil, err
 		}
 	}
@@ -52,6 +60,7 @@ func IndexStatus(ctx context.Context, s *Session, arg json.RawMessage) (any, err
 		PositionEncoding: s.Config().Encoding,
 		WorkspaceFolders: s.Folders(),
 		OpenDocuments:    []OpenDocument{},
+		Index:            s.Index.Status(args.Skipped),
 	}
 	for _, uri := range overlays.URIs() {
 		d, _ := overlays.Get(uri)

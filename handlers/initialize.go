@@ -31,6 +31,11 @@ type initializeParams struct {
 		Window struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
 	} `json:"capabilities"`
 }
 
@@ -69,6 +74,7 @@ func Initialize(ctx context.Context, s *Session, raw json.RawMessage) (any, erro
 	cfg := &ClientConfig{
 		Encoding:         position.Negotiate(p.Capabilities.General.PositionEncodings),
 		WorkDoneProgress: p.Capabilities.Window.WorkDoneProgress,
+		WatchFiles:       p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 	}
 	if p.ClientInfo != nil {
 		cfg.ClientName, cfg.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
@@ -121,7 +127,9 @@ func capabilities(enc position.Encoding) ServerCapabilities {
 				Change:    protocol.TextDocumentSyncKindIncremental,
 				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
-			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: CommandNames()},
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: CommandNames()},
+			DocumentSymbolProvider:  true,
+			WorkspaceSymbolProvider: true,
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
 			},

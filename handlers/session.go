@@ -26,6 +26,9 @@ type ClientConfig struct {
 	// WorkDoneProgress reports whether the client accepts
 	// window/workDoneProgress/create.
 	WorkDoneProgress bool
+	// WatchFiles reports whether the client lets ctxd register file
+	// watchers dynamically (workspace/didChangeWatchedFiles).
+	WatchFiles bool
 	// ClientName and ClientVersion come from clientInfo; empty when absent.
 	ClientName, ClientVersion string
 }
@@ -46,6 +49,13 @@ type Session struct {
 	// session is not connected (tests), and messages to the client are dropped.
 	Client Client
 
+	// Index is the workspace index, fed by the document and workspace
+	// notifications. NewSession gives a session an index without a cache;
+	// the server replaces it with [Session.UseIndex].
+	Index *index.Index
+
+	idx indexState
+
 	mu       sync.Mutex // serializes writers; readers use the atomics
 	config   atomic.Pointer[ClientConfig]
 	folders  atomic.Pointer[[]Folder]
@@ -60,6 +70,7 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 		logger = slog.Default()
 	}
 	s := &Session{Logger: logger, Version: version, Client: client}
+	s.UseIndex(index.Options{CacheDir: "off"})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})
 	return s
@@ -93,11 +104,13 @@ func (s *Session) updateOverlays(f func(*index.Overlays) (*index.Overlays, error
 }
 
 // updateFolders replaces the folder list with a sorted, de-duplicated copy.
+// The index follows once indexing started.
 func (s *Session) updateFolders(f func([]Folder) []Folder) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	next := f(slices.Clone(*s.folders.Load()))
 	slices.SortFunc(next, func(a, b Folder) int { return cmp.Compare(a.URI, b.URI) })
 	next = slices.CompactFunc(next, func(a, b Folder) bool { return a.URI == b.URI })
 	s.folders.Store(&next)
+	s.mu.Unlock()
+	s.syncRoots()
 }

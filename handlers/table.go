@@ -22,15 +22,18 @@ type NotificationFunc func(ctx context.Context, s *Session, params json.RawMessa
 // lifecycle, which the server owns (see [Initialize]).
 func Requests() map[string]RequestFunc {
 	return map[string]RequestFunc{
-		protocol.MethodWorkspaceExecuteCommand: ExecuteCommand,
+		protocol.MethodWorkspaceExecuteCommand:    ExecuteCommand,
+		protocol.MethodTextDocumentDocumentSymbol: DocumentSymbol,
+		protocol.MethodWorkspaceSymbol:            WorkspaceSymbol,
 	}
 }
 
 // Notifications returns the notification handlers by method, as a new map
-// the caller may extend. initialized, exit and $/cancelRequest are handled
-// by the server.
+// the caller may extend. exit and $/cancelRequest are handled by the server.
 func Notifications() map[string]NotificationFunc {
 	return map[string]NotificationFunc{
+		protocol.MethodInitialized:                        Initialized,
+		protocol.MethodWorkspaceDidChangeWatchedFiles:     DidChangeWatchedFiles,
 		protocol.MethodTextDocumentDidOpen:                DidOpen,
 		protocol.MethodTextDocumentDidChange:              DidChange,
 		protocol.MethodTextDocumentDidSave:                DidSave,

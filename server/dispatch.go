@@ -149,8 +149,6 @@ func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notificatio
 		s.cancelRequest(ctx, n.Params())
 	case st == stateShutdown:
 		s.logger.Debug("notification after shutdown dropped", "method", method)
-	case method == protocol.MethodInitialized:
-		s.logger.Debug("client confirmed initialization")
 	default:
 		h, ok := s.notifications[method]
 		if !ok {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/lsptest"
 )
 
@@ -31,7 +32,7 @@ func newHarness(t testing.TB, setup ...func(*Server)) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	srvConn, cliConn := net.Pipe()
-	srv := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+	srv := New(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test", Index: index.Options{CacheDir: "off"}})
 	for _, f := range setup {
 		f(srv)
 	}

@@ -146,10 +146,12 @@ func TestInitializeResult(t *testing.T) {
 	}
 	want := map[string]any{
 		"capabilities": map[string]any{
-			"positionEncoding":       "utf-16",
-			"textDocumentSync":       map[string]any{"openClose": true, "change": float64(2), "save": map[string]any{}},
-			"executeCommandProvider": map[string]any{"commands": []any{"ctxd.indexStatus"}},
-			"workspace":              map[string]any{"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true}},
+			"positionEncoding":        "utf-16",
+			"textDocumentSync":        map[string]any{"openClose": true, "change": float64(2), "save": map[string]any{}},
+			"executeCommandProvider":  map[string]any{"commands": []any{"ctxd.indexStatus"}},
+			"workspace":               map[string]any{"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true}},
+			"documentSymbolProvider":  true,
+			"workspaceSymbolProvider": true,
 		},
 		"serverInfo": map[string]any{"name": "ctxd", "version": "test"},
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/framing"
 	"go.lsp.dev/jsonrpc2"
 )
@@ -24,6 +25,10 @@ type Options struct {
 	// MaxContentLength caps one message body; 0 means
 	// framing.DefaultMaxContentLength.
 	MaxContentLength int64
+	// Index configures the workspace index (cache directory, size cap);
+	// its zero value uses the user cache directory. Logger and OnProgress
+	// are set by the server.
+	Index index.Options
 }
 
 // Server serves one LSP connection. Create it with [New] and call [Server.Run]
@@ -61,6 +66,8 @@ func New(opts Options) *Server {
 		exitCode:      make(chan int, 1),
 	}
 	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
+	opts.Index.Logger = opts.Logger
+	s.session.UseIndex(opts.Index)
 	return s
 }
 
@@ -103,6 +110,9 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) int {
 	// Closing does not wake a read blocked on a stdin in blocking mode, so
 	// the read loop is not awaited: the process exits around it.
 	_ = conn.Close()
+	if err := s.session.Index.Close(); err != nil {
+		s.logger.Warn("closing the index", "err", err)
+	}
 	s.logger.Info("server stopped", "exit_code", code)
 	return code
 }

@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxd/ctxd/index"
+)
+
+type didChangeWatchedFilesParams struct {
+	Changes []struct {
+		URI  *string `json:"uri"`
+		Type *int    `json:"type"`
+	} `json:"changes"`
+}
+
+func (p *didChangeWatchedFilesParams) validate() error {
+	if p.Changes == nil {
+		return missing("changes")
+	}
+	for i, c := range p.Changes {
+		if c.URI == nil || *c.URI == "" {
+			return missing(fmt.Sprintf("changes[%d].uri", i))
+		}
+		if c.Type == nil || *c.Type < 1 || *c.Type > 3 {
+			return fmt.Errorf("field \"changes[%d].type\": must be 1 (created), 2 (changed) or 3 (deleted)", i)
+		}
+	}
+	return nil
+}
+
+// DidChangeWatchedFiles handles workspace/didChangeWatchedFiles: the index
+// re-reads the changed paths (open documents keep their buffer).
+func DidChangeWatchedFiles(ctx context.Context, s *Session, raw json.RawMessage) error {
+	var p didChangeWatchedFilesParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	events := make([]index.FileEvent, len(p.Changes))
+	for i, c := range p.Changes {
+		events[i] = index.FileEvent{URI: index.NormalizeURI(*c.URI), Type: index.FileEventType(*c.Type)}
+	}
+	s.Index.FilesChanged(ctx, events)
+	return nil
+}

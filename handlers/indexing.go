@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/index"
+)
+
+// indexState is the session's link to its index: whether indexing started
+// (it starts at initialized, when the client may receive requests) and the
+// progress shown per root.
+type indexState struct {
+	mu      sync.Mutex // guards started; never held while calling the client
+	started bool
+
+	// pmu serializes progress callbacks (one scan goroutine per root) and
+	// guards progress. The read loop never takes it: a create request
+	// waiting for the client's answer must not stall notifications.
+	pmu      sync.Mutex
+	progress map[string]*Progress // by root URI
+}
+
+// UseIndex replaces the session's index with one built from opts, wiring
+// its progress to the client's $/progress. Call it before serving.
+func (s *Session) UseIndex(opts index.Options) {
+	if opts.Logger == nil {
+		opts.Logger = s.Logger
+	}
+	opts.OnProgress = s.indexProgress
+	s.Index = index.New(opts)
+}
+
+// startIndexing gives the index its roots. Until the client confirmed
+// initialization, the scan's progress requests could not be answered, so
+// roots are set only from then on.
+func (s *Session) startIndexing() {
+	s.idx.mu.Lock()
+	s.idx.started = true
+	s.idx.mu.Unlock()
+	s.syncRoots()
+}
+
+// syncRoots makes the index's roots the session's folders, once indexing
+// started. Folders that are not local directories are logged and left out.
+func (s *Session) syncRoots() {
+	s.idx.mu.Lock()
+	started := s.idx.started
+	s.idx.mu.Unlock()
+	if !started {
+		return
+	}
+	var roots []index.Root
+	for _, f := range s.Folders() {
+		dir, err := index.URIToPath(f.URI)
+		if err != nil {
+			s.Logger.Warn("workspace folder not indexed", "uri", f.URI, "err", err)
+			continue
+		}
+		roots = append(roots, index.Root{URI: f.URI, Name: f.Name, Dir: dir})
+	}
+	s.Index.SetRoots(roots)
+}
+
+// progressCallTimeout bounds the wait for the client to accept a progress
+// token: a client that never answers must not stall indexing.
+const progressCallTimeout = 10 * time.Second
+
+// indexProgress turns the index's scan progress into $/progress. It runs on
+// the scanning goroutine, never on the read loop, so it may wait for the
+// client's answer to window/workDoneProgress/create.
+func (s *Session) indexProgress(p index.Progress) {
+	ctx := context.Background()
+	s.idx.pmu.Lock()
+	defer s.idx.pmu.Unlock()
+	if s.idx.progress == nil {
+		s.idx.progress = map[string]*Progress{}
+	}
+	switch p.Kind {
+	case "begin":
+		cctx, cancel := context.WithTimeout(ctx, progressCallTimeout)
+		s.idx.progress[p.Root] = s.StartProgress(cctx, "ctxd: indexing", p.Root)
+		cancel()
+	case "report":
+		s.idx.progress[p.Root].Report(ctx, fmt.Sprintf("%d/%d files", p.Done, p.Total), uint32(p.Percentage))
+	case "end":
+		s.idx.progress[p.Root].End(ctx, fmt.Sprintf("%d files indexed", p.Done))
+		delete(s.idx.progress, p.Root)
+	}
+}
+
+// indexDocument passes the current text of an open document to the index.
+// An out-of-sync document keeps its last good text there too.
+func (s *Session) indexDocument(ctx context.Context, uri string) {
+	doc, ok := s.Overlays().Get(uri)
+	if !ok {
+		s.Index.CloseDocument(ctx, uri)
+		return
+	}
+	if doc.OutOfSync {
+		return
+	}
+	s.Index.ChangeDocument(ctx, uri, doc.Version, doc.Content)
+}

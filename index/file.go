@@ -1,0 +1,73 @@
+package index
+
+import (
+	"github.com/ctxd/ctxd/index/classify"
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// File is one indexed text file of a workspace root. It is immutable; a
+// change builds a new File.
+type File struct {
+	// Path is relative to the root, slash-separated and clean.
+	Path string `json:"path"`
+	// Language is the parsed language; empty for text indexed without
+	// symbols.
+	Language syntax.Language `json:"language,omitempty"`
+	// Encoding is the detected encoding of the bytes on disk; an open
+	// document is always utf-8 (LSP text is Unicode).
+	Encoding classify.Encoding `json:"encoding"`
+	// SHA256 is the hex sha256 of the bytes on disk, or of the editor's
+	// buffer for an open document.
+	SHA256 string `json:"sha256"`
+	// ByteSize is the size of those bytes.
+	ByteSize int64 `json:"byte_size"`
+	// LineCount counts lines as editors do (see classify.LineCount).
+	LineCount int `json:"line_count"`
+	// Syntax is the extraction result; nil for a file without symbols.
+	Syntax *syntax.File `json:"-"`
+	// Open reports that the entry comes from an editor buffer, Version
+	// being the editor's version of it.
+	Open    bool  `json:"open,omitempty"`
+	Version int32 `json:"version,omitempty"`
+	// modTime (unix nanoseconds) and size let a rescan skip unchanged files
+	// cheaply; they never reach an output.
+	modTime int64
+}
+
+// SkipReason says why a path of the workspace is not indexed. The values are
+// stable strings reported by ctxd.indexStatus and used by the context
+// builder to explain exclusions.
+type SkipReason string
+
+// Skip reasons.
+const (
+	// SkipDenyRule: a never-send rule (seed 002's default deny list or
+	// ctxd's additions) matched the path.
+	SkipDenyRule SkipReason = "deny_rule"
+	// SkipGitignore: .gitignore, .git/info/exclude or .ctxdignore ignores it.
+	SkipGitignore SkipReason = "gitignore"
+	// SkipBinary: the bytes are binary, or ctxd could not tell (fail closed).
+	SkipBinary SkipReason = "binary"
+	// SkipEncoding: text in an encoding ctxd does not support.
+	SkipEncoding SkipReason = "encoding"
+	// SkipTooLarge: larger than the configured size cap.
+	SkipTooLarge SkipReason = "too_large"
+	// SkipOutsideSandbox: a symbolic link whose target is outside the root.
+	SkipOutsideSandbox SkipReason = "outside_sandbox"
+	// SkipUnreadable: stat or read failed, a dangling link or a link loop.
+	SkipUnreadable SkipReason = "unreadable"
+	// SkipDuplicate: a symbolic link to a directory inside the root; its
+	// files are indexed once, under their real path.
+	SkipDuplicate SkipReason = "duplicate"
+)
+
+// Skipped records one path that is not indexed and why. An ignored
+// directory is recorded once, with a trailing "/", and never descended into.
+type Skipped struct {
+	Path   string     `json:"path"`
+	Reason SkipReason `json:"reason"`
+	// Detail names the deciding rule ("deny: **/*.env",
+	// "sub/.gitignore:3: build/") or the classifier's finding ("nul byte").
+	// It never contains file contents.
+	Detail string `json:"detail,omitempty"`
+}

@@ -1,0 +1,804 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxd/ctxd/index/classify"
+	"github.com/ctxd/ctxd/index/ignore"
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// DefaultMaxFileSize is the size cap when Options.MaxFileSize is zero:
+// larger files are skipped as too_large. One MiB holds any hand-written
+// source file; generated blobs beyond it would not fit a model's budget.
+const DefaultMaxFileSize = 1 << 20
+
+// Options configure an [Index]. The zero value is usable.
+type Options struct {
+	// MaxFileSize is the size cap in bytes; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
+	// CacheDir is where per-file results persist between runs; "" means
+	// the user cache directory (os.UserCacheDir()/ctxd) and "off" disables
+	// the cache. A cache dir inside a workspace root is refused (the cache
+	// is then off), because the index must never write into the workspace.
+	CacheDir string
+	// Workers is the number of files loaded in parallel; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// Logger receives diagnostics (never file contents); nil discards.
+	Logger *slog.Logger
+	// OnProgress, when set, is called from the scanning goroutine as an
+	// initial scan advances. It must not block for long.
+	OnProgress func(Progress)
+}
+
+// Progress reports an initial scan of one root.
+type Progress struct {
+	// Kind is "begin", "report" or "end".
+	Kind string
+	// Root is the folder's URI.
+	Root string
+	// Done and Total count files loaded and found; Total is known from
+	// the first report on.
+	Done, Total int
+	// Percentage is Done*100/Total, 100 at the end.
+	Percentage int
+}
+
+// FileEvent is a change on disk reported by the editor's file watcher.
+type FileEvent struct {
+	URI  string
+	Type FileEventType
+}
+
+// FileEventType is what happened to a file on disk.
+type FileEventType int
+
+// File event types, numbered as LSP numbers them.
+const (
+	FileCreated FileEventType = 1
+	FileChanged FileEventType = 2
+	FileDeleted FileEventType = 3
+)
+
+// Index keeps the current [Snapshot] of the workspace up to date. Writers
+// (the server's notification loop and background scans) are serialized;
+// readers call [Index.Snapshot] and never block.
+type Index struct {
+	opts Options
+	log  *slog.Logger
+	// cacheBase is the resolved cache directory, "" when disabled.
+	cacheBase string
+	closed    atomic.Bool
+
+	mu       sync.Mutex // serializes writers and guards the fields below
+	cur      atomic.Pointer[Snapshot]
+	notify   chan struct{} // closed and replaced at every publish
+	docs     map[string]*openDoc
+	scans    map[string]*scan // by root Dir
+	checkers map[string]*ignore.Checker
+	caches   map[string]*rootCache // by root Dir; nil entries are disabled
+	wg       sync.WaitGroup
+}
+
+// openDoc is an editor buffer the index parses incrementally.
+type openDoc struct {
+	uri     string
+	version int32
+	text    []byte
+	lang    syntax.Language
+	doc     *syntax.Doc // nil when the language has no parser or parse failed
+	file    *syntax.File
+}
+
+// scan is a running initial (or re-) scan of one root.
+type scan struct {
+	loaded, total atomic.Int64 // files loaded and found, for status
+	cancel        context.CancelFunc
+	pending       map[string]bool // paths changed on disk while it ran
+	done          chan struct{}
+}
+
+// New returns an empty index with no roots.
+func New(opts Options) *Index {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	x := &Index{
+		opts:     opts,
+		log:      log,
+		notify:   make(chan struct{}),
+		docs:     map[string]*openDoc{},
+		scans:    map[string]*scan{},
+		checkers: map[string]*ignore.Checker{},
+		caches:   map[string]*rootCache{},
+	}
+	base, err := cacheDirFor(opts.CacheDir)
+	if err != nil {
+		log.Warn("index cache disabled", "err", err)
+	}
+	x.cacheBase = base
+	x.cur.Store(&Snapshot{})
+	return x
+}
+
+// Snapshot returns the current snapshot. It never blocks.
+func (x *Index) Snapshot() *Snapshot { return x.cur.Load() }
+
+// publish installs the snapshot built by f from the current one. Callers
+// hold x.mu.
+func (x *Index) publish(roots []*RootSnapshot) *Snapshot {
+	old := x.cur.Load()
+	slices.SortFunc(roots, func(a, b *RootSnapshot) int { return strings.Compare(a.Root.Dir, b.Root.Dir) })
+	s := &Snapshot{version: old.version + 1, roots: roots}
+	x.cur.Store(s)
+	close(x.notify)
+	x.notify = make(chan struct{})
+	return s
+}
+
+// WaitFor blocks until cond holds for the current snapshot, or ctx ends.
+// It returns the snapshot that satisfied cond.
+func (x *Index) WaitFor(ctx context.Context, cond func(*Snapshot) bool) (*Snapshot, error) {
+	for {
+		x.mu.Lock()
+		ch := x.notify
+		x.mu.Unlock()
+		s := x.Snapshot()
+		if cond(s) {
+			return s, nil
+		}
+		select {
+		case <-ctx.Done():
+			return s, fmt.Errorf("waiting for the index: %w", ctx.Err())
+		case <-ch:
+		}
+	}
+}
+
+// Wait blocks until no root is being scanned.
+func (x *Index) Wait(ctx context.Context) (*Snapshot, error) {
+	return x.WaitFor(ctx, func(s *Snapshot) bool { return s.State() != StateIndexing })
+}
+
+// SetRoots makes roots the workspace folders. New roots are scanned in the
+// background; removed roots are dropped with their scans cancelled.
+func (x *Index) SetRoots(roots []Root) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed.Load() {
+		return
+	}
+	old := x.Snapshot()
+	byDir := map[string]*RootSnapshot{}
+	for _, r := range old.roots {
+		byDir[r.Root.Dir] = r
+	}
+	var next []*RootSnapshot
+	seen := map[string]bool{}
+	for _, root := range roots {
+		root.Dir = filepath.Clean(root.Dir)
+		if seen[root.Dir] {
+			continue
+		}
+		seen[root.Dir] = true
+		if r, ok := byDir[root.Dir]; ok {
+			next = append(next, r)
+			continue
+		}
+		next = append(next, x.startScan(root))
+	}
+	for dir, sc := range x.scans {
+		if !seen[dir] {
+			sc.cancel()
+			delete(x.scans, dir)
+			delete(x.checkers, dir)
+		}
+	}
+	for dir := range x.caches {
+		if !seen[dir] {
+			delete(x.caches, dir)
+		}
+	}
+	x.publish(next)
+}
+
+// newRootSnapshot returns an empty root in the given state, holding the
+// open documents that lie inside it.
+func (x *Index) newRootSnapshot(root Root, realDir string, state State) *RootSnapshot {
+	r := &RootSnapshot{
+		Root: root, realDir: realDir, state: state,
+		files: newLayered[*File](nil), skipped: newLayered[Skipped](nil),
+		open: map[string][]byte{},
+	}
+	r.graph = &lazyGraph{src: r}
+	return r
+}
+
+// startScan begins scanning a root and returns its first snapshot, holding
+// only the open documents inside it. Callers hold x.mu.
+func (x *Index) startScan(root Root) *RootSnapshot {
+	realDir, err := filepath.EvalSymlinks(root.Dir)
+	if err != nil {
+		r := x.newRootSnapshot(root, root.Dir, StateFailed)
+		r.err = errDetail(err)
+		x.log.Warn("workspace root unreadable", "root", root.URI, "err", r.err)
+		return r
+	}
+	r := x.newRootSnapshot(root, realDir, StateIndexing)
+	checker := ignore.NewChecker(realDir)
+	x.checkers[root.Dir] = checker
+	if _, ok := x.caches[root.Dir]; !ok {
+		x.caches[root.Dir] = openRootCache(x.cacheBase, realDir, x.log)
+	}
+	cache := x.caches[root.Dir]
+	r = x.withOpenDocs(r)
+	ctx, cancel := context.WithCancel(context.Background())
+	sc := &scan{cancel: cancel, pending: map[string]bool{}, done: make(chan struct{})}
+	x.scans[root.Dir] = sc
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		defer close(sc.done)
+		x.runScan(ctx, root, realDir, sc, checker, cache)
+	}()
+	return r
+}
+
+// withOpenDocs returns r with every open document inside it applied.
+func (x *Index) withOpenDocs(r *RootSnapshot) *RootSnapshot {
+	uris := make([]string, 0, len(x.docs))
+	for u := range x.docs {
+		uris = append(uris, u)
+	}
+	slices.Sort(uris)
+	b := r.edit()
+	for _, u := range uris {
+		if rel, ok := x.relIn(r, u); ok {
+			x.applyDoc(b, rel, x.docs[u])
+		}
+	}
+	return b.done()
+}
+
+// relIn returns the path of uri relative to root r.
+func (x *Index) relIn(r *RootSnapshot, uri string) (string, bool) {
+	s := &Snapshot{roots: []*RootSnapshot{r}}
+	_, rel, ok := s.Locate(uri)
+	return rel, ok
+}
+
+func (x *Index) progress(p Progress) {
+	if x.opts.OnProgress != nil {
+		x.opts.OnProgress(p)
+	}
+}
+
+// runScan walks and loads a root, then publishes it, replays the disk
+// events that arrived meanwhile, and persists the cache.
+func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) {
+	x.progress(Progress{Kind: "begin", Root: root.URI})
+	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, cache.parseFunc(), sc)
+	if ctx.Err() != nil {
+		x.progress(Progress{Kind: "end", Root: root.URI, Percentage: 100})
+		return
+	}
+	x.mu.Lock()
+	cur := x.rootByDir(root.Dir)
+	if cur == nil || x.scans[root.Dir] != sc {
+		x.mu.Unlock()
+		x.progress(Progress{Kind: "end", Root: root.URI, Percentage: 100})
+		return
+	}
+	r := x.newRootSnapshot(root, realDir, StateReady)
+	if err != nil {
+		r.state, r.err = StateFailed, errDetail(err)
+		x.log.Warn("scanning workspace root failed", "root", root.URI, "err", r.err)
+	}
+	fm := make(map[string]*File, len(files))
+	for _, f := range files {
+		fm[f.Path] = f
+	}
+	sm := make(map[string]Skipped, len(skipped))
+	for _, s := range skipped {
+		sm[s.Path] = s
+	}
+	r.files, r.skipped = newLayered(fm), newLayered(sm)
+	r = x.withOpenDocs(r)
+	pending := slices.Sorted(maps.Keys(sc.pending))
+	delete(x.scans, root.Dir)
+	if len(pending) > 0 {
+		b := r.edit()
+		for _, p := range pending {
+			x.reloadPath(ctx, b, p)
+		}
+		r = b.done()
+	}
+	x.replaceRoot(r)
+	x.mu.Unlock()
+	x.progress(Progress{Kind: "end", Root: root.URI, Done: len(files), Total: len(files), Percentage: 100})
+	hits, misses := cache.stats()
+	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses)
+	if err := cache.save(); err != nil {
+		x.log.Warn("saving the index cache failed", "err", err)
+	}
+}
+
+// scanDir walks root (or the subdirectory sub of it) and loads every
+// candidate file in parallel. The results are in path order.
+func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, checker *ignore.Checker, parse parseFunc, sc *scan) ([]*File, []Skipped, error) {
+	wr, err := walkFrom(ctx, realDir, sub, checker, x.opts.MaxFileSize)
+	if err != nil {
+		return nil, nil, err
+	}
+	total := len(wr.files)
+	if sc != nil {
+		sc.total.Store(int64(total))
+	}
+	out := make([]*File, total)
+	skips := make([]*Skipped, total)
+	var next, done atomic.Int64
+	step := max(total/100, 1)
+	var wg sync.WaitGroup
+	for range min(x.opts.Workers, max(total, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= total || ctx.Err() != nil {
+					return
+				}
+				out[i], skips[i] = loadDisk(ctx, wr.files[i], x.opts.MaxFileSize, parse)
+				n := int(done.Add(1))
+				if sc != nil {
+					sc.loaded.Store(int64(n))
+				}
+				if sub == "" && (n%step == 0 || n == total) {
+					x.progress(Progress{Kind: "report", Root: root.URI, Done: n, Total: total, Percentage: n * 100 / total})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var files []*File
+	skipped := wr.skipped
+	for i := range total {
+		if out[i] != nil {
+			files = append(files, out[i])
+		} else if skips[i] != nil {
+			skipped = append(skipped, *skips[i])
+		}
+	}
+	return files, skipped, nil
+}
+
+func (x *Index) rootByDir(dir string) *RootSnapshot {
+	for _, r := range x.Snapshot().roots {
+		if r.Root.Dir == dir {
+			return r
+		}
+	}
+	return nil
+}
+
+// replaceRoot publishes a snapshot where r replaces the root with its Dir.
+// Callers hold x.mu.
+func (x *Index) replaceRoot(r *RootSnapshot) {
+	old := x.Snapshot().roots
+	next := make([]*RootSnapshot, 0, len(old))
+	for _, o := range old {
+		if o.Root.Dir == r.Root.Dir {
+			next = append(next, r)
+		} else {
+			next = append(next, o)
+		}
+	}
+	x.publish(next)
+}
+
+// Status summarizes the current snapshot and the progress of running
+// scans; withSkipped adds the list of skipped paths.
+func (x *Index) Status(withSkipped bool) Status {
+	x.mu.Lock()
+	progress := map[string]*ScanProgress{}
+	for dir, sc := range x.scans {
+		progress[dir] = &ScanProgress{Done: int(sc.loaded.Load()), Total: int(sc.total.Load())}
+	}
+	s := x.Snapshot()
+	x.mu.Unlock()
+	st := s.Status(withSkipped)
+	for i, r := range s.roots {
+		if p, ok := progress[r.Root.Dir]; ok && r.state == StateIndexing {
+			st.Roots[i].Progress = p
+		}
+	}
+	return st
+}
+
+// OpenDocument records an editor buffer (didOpen, or a change after
+// [Index.ChangeDocument] is not applicable) and reparses it.
+func (x *Index) OpenDocument(ctx context.Context, uri string, version int32, text []byte) {
+	x.updateDoc(ctx, uri, version, text)
+}
+
+// ChangeDocument records the new full text of an open buffer; the kept
+// tree-sitter tree is edited and reparsed incrementally.
+func (x *Index) ChangeDocument(ctx context.Context, uri string, version int32, text []byte) {
+	x.updateDoc(ctx, uri, version, text)
+}
+
+func (x *Index) updateDoc(ctx context.Context, uri string, version int32, text []byte) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed.Load() {
+		return
+	}
+	d := x.docs[uri]
+	if d == nil {
+		p, err := URIToPath(uri)
+		if err != nil {
+			return // untitled: and other schemes are never workspace files
+		}
+		d = &openDoc{uri: uri, lang: syntax.LanguageForPath(filepath.ToSlash(p))}
+		x.docs[uri] = d
+	}
+	d.version, d.text = version, text
+	d.file = nil
+	if d.lang != "" {
+		var err error
+		if d.doc == nil {
+			d.doc, err = syntax.NewDoc(ctx, d.lang, text)
+			if err == nil {
+				d.file = d.doc.File()
+			}
+		} else {
+			d.file, err = d.doc.Update(ctx, text)
+		}
+		if err != nil {
+			x.log.Warn("parsing open document failed", "uri", uri, "err", err)
+			if d.doc != nil {
+				d.doc.Close()
+				d.doc = nil
+			}
+		}
+	}
+	x.applyToRoots(func(r *RootSnapshot, b *rootEdit, rel string) { x.applyDoc(b, rel, d) }, uri)
+}
+
+// CloseDocument forgets an editor buffer; the file falls back to its state
+// on disk.
+func (x *Index) CloseDocument(ctx context.Context, uri string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	d := x.docs[uri]
+	if d == nil {
+		return
+	}
+	delete(x.docs, uri)
+	if d.doc != nil {
+		d.doc.Close()
+	}
+	x.applyToRoots(func(r *RootSnapshot, b *rootEdit, rel string) {
+		delete(b.r.open, rel)
+		x.reloadPath(ctx, b, rel)
+	}, uri)
+}
+
+// applyToRoots edits the innermost root holding uri and publishes. Callers
+// hold x.mu.
+func (x *Index) applyToRoots(f func(r *RootSnapshot, b *rootEdit, rel string), uri string) {
+	r, rel, ok := x.Snapshot().Locate(uri)
+	if !ok {
+		return
+	}
+	b := r.edit()
+	f(r, b, rel)
+	x.replaceRoot(b.done())
+}
+
+// applyDoc puts an open document into a root being edited, unless the
+// rules skip its path: opening .env in the editor must not index it.
+func (x *Index) applyDoc(b *rootEdit, rel string, d *openDoc) {
+	if s, ok := ruleSkip(x.checker(b.r), rel, false); ok {
+		b.skip(s)
+		return
+	}
+	sum := sha256.Sum256(d.text)
+	f := &File{
+		Path: rel, Encoding: classify.UTF8, SHA256: hex.EncodeToString(sum[:]),
+		ByteSize: int64(len(d.text)), LineCount: classify.LineCount(d.text),
+		Open: true, Version: d.version,
+	}
+	if d.file != nil {
+		f.Language, f.Syntax = d.lang, d.file
+	}
+	b.r.open[rel] = d.text
+	b.setFile(f)
+}
+
+// checker returns the ignore checker of a root. Callers hold x.mu.
+func (x *Index) checker(r *RootSnapshot) *ignore.Checker {
+	c := x.checkers[r.Root.Dir]
+	if c == nil {
+		c = ignore.NewChecker(r.realDir)
+		x.checkers[r.Root.Dir] = c
+	}
+	return c
+}
+
+// FilesChanged applies disk changes reported by the editor's watcher. A
+// change to an ignore file rescans the root, because it can change the
+// decision for any path. Open documents ignore disk changes: the buffer is
+// the truth until it is closed.
+func (x *Index) FilesChanged(ctx context.Context, events []FileEvent) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed.Load() {
+		return
+	}
+	type rootChange struct {
+		r     *RootSnapshot
+		paths []string
+	}
+	var changes []*rootChange
+	byDir := map[string]*rootChange{}
+	rescan := map[string]bool{}
+	for _, ev := range events {
+		r, rel, ok := x.Snapshot().Locate(NormalizeURI(ev.URI))
+		if !ok {
+			continue
+		}
+		if isIgnoreFile(rel) {
+			rescan[r.Root.Dir] = true
+			continue
+		}
+		if sc := x.scans[r.Root.Dir]; sc != nil {
+			sc.pending[rel] = true
+			continue
+		}
+		rc := byDir[r.Root.Dir]
+		if rc == nil {
+			rc = &rootChange{r: r}
+			byDir[r.Root.Dir] = rc
+			changes = append(changes, rc)
+		}
+		rc.paths = append(rc.paths, rel)
+	}
+	for _, rc := range changes {
+		if rescan[rc.r.Root.Dir] {
+			continue
+		}
+		b := rc.r.edit()
+		for _, p := range rc.paths {
+			x.reloadPath(ctx, b, p)
+		}
+		x.replaceRoot(b.done())
+	}
+	for _, dir := range slices.Sorted(maps.Keys(rescan)) {
+		x.rescan(dir)
+	}
+}
+
+// rescan restarts the scan of a root, keeping its current files visible
+// until the new scan publishes. Callers hold x.mu.
+func (x *Index) rescan(dir string) {
+	r := x.rootByDir(dir)
+	if r == nil {
+		return
+	}
+	if sc := x.scans[dir]; sc != nil {
+		sc.cancel()
+	}
+	delete(x.checkers, dir)
+	nr := x.startScan(r.Root)
+	if nr.state == StateIndexing {
+		// Keep serving the old files while the scan runs.
+		b := r.edit()
+		b.r.state = StateIndexing
+		nr = b.done()
+	}
+	x.replaceRoot(nr)
+}
+
+// isIgnoreFile reports whether rel is a file whose change can change
+// ignore decisions.
+func isIgnoreFile(rel string) bool {
+	base := path.Base(rel)
+	return base == ".gitignore" || rel == ".ctxdignore" || rel == ".git/info/exclude"
+}
+
+// reloadPath re-reads one path of a root from disk and records the result:
+// an indexed file, a skip, or nothing when it no longer exists. A directory
+// is walked (created) or its files dropped (deleted). An open document is
+// left alone: the editor's buffer wins. Callers hold x.mu.
+func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
+	if _, open := b.r.open[rel]; open {
+		return
+	}
+	abs := filepath.Join(b.r.realDir, filepath.FromSlash(rel))
+	info, err := os.Lstat(abs)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: errDetail(err)})
+			return
+		}
+		b.removeTree(rel)
+		return
+	}
+	if s, ok := ruleSkip(x.checker(b.r), rel, info.IsDir()); ok {
+		b.removeTree(rel)
+		b.skip(s)
+		return
+	}
+	if info.IsDir() {
+		b.removeTree(rel)
+		files, skipped, err := x.scanDir(ctx, b.r.Root, b.r.realDir, rel, x.checker(b.r), x.caches[b.r.Root.Dir].parseFunc(), nil)
+		if err != nil {
+			b.skip(Skipped{Path: rel + "/", Reason: SkipUnreadable, Detail: errDetail(err)})
+			return
+		}
+		for _, f := range files {
+			if _, open := b.r.open[f.Path]; !open {
+				b.setFile(f)
+			}
+		}
+		for _, s := range skipped {
+			b.skip(s)
+		}
+		return
+	}
+	var c candidate
+	if info.Mode()&fs.ModeSymlink != 0 {
+		cc, s, ok := resolveLink(b.r.realDir, rel, x.checker(b.r), x.opts.MaxFileSize)
+		if !ok {
+			b.remove(rel)
+			b.skip(s)
+			return
+		}
+		c = cc
+	} else if !info.Mode().IsRegular() {
+		b.remove(rel)
+		b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
+		return
+	} else {
+		c = candidate{rel: rel, abs: abs, size: info.Size(), modTime: info.ModTime().UnixNano()}
+	}
+	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].parseFunc())
+	if f != nil {
+		b.setFile(f)
+	} else {
+		b.remove(rel)
+		b.skip(*s)
+	}
+}
+
+// Close stops every scan, closes the open documents' parse trees and saves
+// the cache. The index keeps answering Snapshot with the last snapshot.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	x.closed.Store(true)
+	for _, sc := range x.scans {
+		sc.cancel()
+	}
+	for _, d := range x.docs {
+		if d.doc != nil {
+			d.doc.Close()
+		}
+	}
+	x.docs = map[string]*openDoc{}
+	caches := make([]*rootCache, 0, len(x.caches))
+	for _, c := range x.caches {
+		caches = append(caches, c)
+	}
+	x.mu.Unlock()
+	x.wg.Wait()
+	var errs []error
+	for _, c := range caches {
+		errs = append(errs, c.save())
+	}
+	return errors.Join(errs...)
+}
+
+// rootEdit accumulates changes to one root and yields the next immutable
+// RootSnapshot; the paths it touched feed the incremental graph update.
+type rootEdit struct {
+	old     *RootSnapshot
+	r       *RootSnapshot
+	changed map[string]bool
+}
+
+func (r *RootSnapshot) edit() *rootEdit {
+	n := &RootSnapshot{
+		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err,
+		files: r.files, skipped: r.skipped,
+		open: make(map[string][]byte, len(r.open)),
+	}
+	for k, v := range r.open {
+		n.open[k] = v
+	}
+	return &rootEdit{old: r, r: n, changed: map[string]bool{}}
+}
+
+func (b *rootEdit) setFile(f *File) {
+	b.r.files = b.r.files.With(f.Path, f, false)
+	b.r.skipped = b.r.skipped.With(f.Path, Skipped{}, true)
+	b.changed[f.Path] = true
+}
+
+func (b *rootEdit) skip(s Skipped) {
+	rel := strings.TrimSuffix(s.Path, "/")
+	if _, ok := b.r.files.Get(rel); ok {
+		b.r.files = b.r.files.With(rel, nil, true)
+		b.changed[rel] = true
+	}
+	b.r.skipped = b.r.skipped.With(s.Path, s, false)
+}
+
+func (b *rootEdit) remove(rel string) {
+	if _, ok := b.r.files.Get(rel); ok {
+		b.r.files = b.r.files.With(rel, nil, true)
+		b.changed[rel] = true
+	}
+	b.r.skipped = b.r.skipped.With(rel, Skipped{}, true)
+}
+
+// removeTree drops rel and, when it is a directory, everything under it.
+func (b *rootEdit) removeTree(rel string) {
+	if _, isFile := b.r.files.Get(rel); isFile {
+		b.remove(rel)
+		return
+	}
+	b.remove(rel)
+	b.r.skipped = b.r.skipped.With(rel+"/", Skipped{}, true)
+	prefix := rel + "/"
+	for _, p := range b.r.files.Keys() {
+		if strings.HasPrefix(p, prefix) {
+			if _, open := b.r.open[p]; !open {
+				b.remove(p)
+			}
+		}
+	}
+	for _, p := range b.r.skipped.Keys() {
+		if strings.HasPrefix(p, prefix) {
+			b.r.skipped = b.r.skipped.With(p, Skipped{}, true)
+		}
+	}
+}
+
+func (b *rootEdit) done() *RootSnapshot {
+	changed := slices.Sorted(maps.Keys(b.changed))
+	if len(changed) == 0 && b.old.graph != nil {
+		b.r.graph = b.old.graph.derive(b.r, nil)
+	} else if b.old.graph != nil {
+		b.r.graph = b.old.graph.derive(b.r, changed)
+	} else {
+		b.r.graph = &lazyGraph{src: b.r}
+	}
+	return b.r
+}

@@ -1,0 +1,468 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+)
+
+// writeTree writes a txtar archive's files under a new temporary directory
+// and returns it (resolved, so paths compare equal to the index's).
+func writeTree(t testing.TB, archive string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range txtar.Parse([]byte(archive)).Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// testCtx bounds a test's waits so a bug shows as a failure, not a hang.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// indexDir indexes dir as the only root and waits for the scan.
+func indexDir(t testing.TB, dir string, opts Options) (*Index, *RootSnapshot) {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = "off"
+	}
+	x := New(opts)
+	t.Cleanup(func() { x.Close() })
+	x.SetRoots([]Root{{URI: PathToURI(dir), Name: "ws", Dir: dir}})
+	snap, err := x.Wait(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, snap.Roots()[0]
+}
+
+func skipMap(r *RootSnapshot) map[string]SkipReason {
+	m := map[string]SkipReason{}
+	for _, s := range r.SkippedFiles() {
+		m[s.Path] = s.Reason
+	}
+	return m
+}
+
+const scanArchive = `
+-- .gitignore --
+build/
+*.log
+!keep.log
+-- .ctxdignore --
+private/
+-- main.go --
+package main
+
+func main() {}
+-- keep.log --
+kept
+-- debug.log --
+ignored
+-- build/out.go --
+package build
+-- private/notes.md --
+secret plans
+-- .env --
+DB=postgres://u:p@h/db
+-- config/.env.local --
+X=1
+-- config/app.env --
+X=1
+-- certs/server.pem --
+pem
+-- certs/server.key --
+key
+-- store.pfx --
+pfx
+-- node_modules/lib/index.js --
+x
+-- web/node_modules/lib/index.js --
+x
+-- packages/dep/a.cs --
+x
+-- src/packages/ok.go --
+package packages
+-- bin/tool --
+x
+-- src/obj/gen.cs --
+x
+-- .vs/settings.json --
+{}
+-- .ctxd/config.json --
+{}
+-- sub/.gitignore --
+*.tmp
+!important.tmp
+-- sub/a.tmp --
+x
+-- sub/important.tmp --
+x
+-- sub/code.py --
+def f():
+    pass
+-- latin1.txt --
+caf` + "\xe9" + `
+-- image.png --
+` + "\x89PNG\r\n\x1a\nxxxx" + `
+-- nul.dat --
+a` + "\x00" + `b
+`
+
+func TestScanSkipsWithReasons(t *testing.T) {
+	dir := writeTree(t, scanArchive)
+	for name, data := range map[string]string{
+		"big.txt":   strings.Repeat("x", 2048),
+		"utf16.txt": "\xff\xfeh\x00i\x00\n\x00", // txtar would add an odd final newline
+		"odd16.txt": "\xff\xfeh\x00i",           // a BOM, then an odd number of bytes
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, r := indexDir(t, dir, Options{MaxFileSize: 1024})
+
+	wantFiles := []string{".ctxdignore", ".gitignore", "keep.log", "latin1.txt", "main.go", "src/packages/ok.go", "sub/.gitignore", "sub/code.py", "sub/important.tmp", "utf16.txt"}
+	if diff := cmp.Diff(wantFiles, r.Paths()); diff != "" {
+		t.Errorf("indexed files (-want +got):\n%s", diff)
+	}
+	wantSkips := map[string]SkipReason{
+		".env":              SkipDenyRule,
+		"config/.env.local": SkipDenyRule,
+		"config/app.env":    SkipDenyRule,
+		"certs/server.pem":  SkipDenyRule,
+		"certs/server.key":  SkipDenyRule,
+		"store.pfx":         SkipDenyRule,
+		"node_modules/":     SkipDenyRule,
+		"web/node_modules/": SkipDenyRule,
+		"packages/":         SkipDenyRule,
+		"bin/":              SkipDenyRule,
+		"src/obj/":          SkipDenyRule,
+		".vs/":              SkipDenyRule,
+		".ctxd/":            SkipDenyRule,
+		"build/":            SkipGitignore,
+		"debug.log":         SkipGitignore,
+		"private/":          SkipGitignore,
+		"sub/a.tmp":         SkipGitignore,
+		"image.png":         SkipBinary,
+		"nul.dat":           SkipBinary,
+		"big.txt":           SkipTooLarge,
+		"odd16.txt":         SkipEncoding,
+	}
+	if diff := cmp.Diff(wantSkips, skipMap(r)); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if s, ok := r.Skip("node_modules/lib/index.js"); !ok || s.Reason != SkipDenyRule {
+		t.Errorf("Skip(node_modules/lib/index.js) = %+v, %v; want the directory's deny_rule", s, ok)
+	}
+	for path, enc := range map[string]string{"latin1.txt": "windows-1252", "utf16.txt": "utf-16le", "main.go": "ascii"} {
+		f := mustFile(t, r, path)
+		if string(f.Encoding) != enc {
+			t.Errorf("%s: encoding %s, want %s", path, f.Encoding, enc)
+		}
+	}
+	text, err := r.ReadText("latin1.txt")
+	if err != nil || string(text) != "café\n" {
+		t.Errorf("ReadText(latin1.txt) = %q, %v; want decoded UTF-8", text, err)
+	}
+	if _, err := r.ReadText(".env"); err == nil {
+		t.Error("ReadText(.env) succeeded; a denied file must never be read through the index")
+	}
+	f, _ := r.File("main.go")
+	if f.Syntax == nil || len(f.Syntax.Symbols) != 1 || f.Syntax.Symbols[0].Name != "main" {
+		t.Errorf("main.go symbols = %+v", f.Syntax)
+	}
+	if f.LineCount != 4 || f.ByteSize != 29 {
+		t.Errorf("main.go line_count %d byte_size %d, want 4 and 29", f.LineCount, f.ByteSize)
+	}
+}
+
+func TestScanSymlinks(t *testing.T) {
+	dir := writeTree(t, `
+-- real/a.go --
+package real
+-- .env --
+SECRET=1
+`)
+	outside := writeTree(t, `
+-- secret.go --
+package secret
+`)
+	links := map[string]string{
+		"inside.go":   filepath.Join(dir, "real/a.go"),
+		"escape.go":   filepath.Join(outside, "secret.go"),
+		"escapedir":   outside,
+		"dirlink":     filepath.Join(dir, "real"),
+		"notes.txt":   filepath.Join(dir, ".env"),
+		"loop1":       filepath.Join(dir, "loop2"),
+		"loop2":       filepath.Join(dir, "loop1"),
+		"dangling.go": filepath.Join(dir, "missing.go"),
+		"real/up":     dir, // a directory loop
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, r := indexDir(t, dir, Options{})
+	if diff := cmp.Diff([]string{"inside.go", "real/a.go"}, r.Paths()); diff != "" {
+		t.Errorf("indexed (-want +got):\n%s", diff)
+	}
+	want := map[string]SkipReason{
+		".env":        SkipDenyRule,
+		"escape.go":   SkipOutsideSandbox,
+		"escapedir":   SkipOutsideSandbox,
+		"dirlink/":    SkipDuplicate,
+		"real/up/":    SkipDuplicate,
+		"notes.txt":   SkipDenyRule,
+		"loop1":       SkipUnreadable,
+		"loop2":       SkipUnreadable,
+		"dangling.go": SkipUnreadable,
+	}
+	if diff := cmp.Diff(want, skipMap(r)); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+func TestScanSpecialFiles(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n")
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	_, r := indexDir(t, dir, Options{})
+	if diff := cmp.Diff(map[string]SkipReason{"pipe": SkipUnreadable}, skipMap(r)); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenDocumentsOverlayDisk(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc Disk() {}\n-- .env --\nX=1\n")
+	x, r := indexDir(t, dir, Options{})
+	ctx := testCtx(t)
+	diskSHA := mustFile(t, r, "a.go").SHA256
+	v0 := x.Snapshot().Version()
+	uri := PathToURI(filepath.Join(dir, "a.go"))
+
+	x.OpenDocument(ctx, uri, 1, []byte("package a\n\nfunc Open() {}\n"))
+	s1 := x.Snapshot()
+	if s1.Version() <= v0 {
+		t.Errorf("version did not increase: %d -> %d", v0, s1.Version())
+	}
+	f := mustFile(t, s1.Roots()[0], "a.go")
+	if !f.Open || f.Version != 1 || names(f) != "Open" {
+		t.Errorf("after open: %+v symbols %s", f, names(f))
+	}
+	x.ChangeDocument(ctx, uri, 2, []byte("package a\n\nfunc Open() {}\n\nfunc Added() {}\n"))
+	if got := names(mustFile(t, x.Snapshot().Roots()[0], "a.go")); got != "Open,Added" {
+		t.Errorf("after change: symbols %s", got)
+	}
+	// The earlier snapshot is untouched.
+	if got := names(mustFile(t, s1.Roots()[0], "a.go")); got != "Open" {
+		t.Errorf("old snapshot changed: %s", got)
+	}
+	if s1.Fingerprint() == x.Snapshot().Fingerprint() {
+		t.Error("fingerprint did not change with the content")
+	}
+	x.CloseDocument(ctx, uri)
+	f = mustFile(t, x.Snapshot().Roots()[0], "a.go")
+	if f.Open || f.SHA256 != diskSHA || names(f) != "Disk" {
+		t.Errorf("after close: %+v symbols %s; want the disk state", f, names(f))
+	}
+	// A denied file opened in the editor stays out of the index.
+	envURI := PathToURI(filepath.Join(dir, ".env"))
+	x.OpenDocument(ctx, envURI, 1, []byte("X=2\n"))
+	if _, ok := x.Snapshot().Roots()[0].File(".env"); ok {
+		t.Error(".env indexed after didOpen")
+	}
+	if _, err := x.Snapshot().Roots()[0].ReadText(".env"); err == nil {
+		t.Error("open .env readable through the index")
+	}
+}
+
+func TestFingerprintDeterministic(t *testing.T) {
+	archive := "-- a.go --\npackage a\n-- b/c.py --\nx = 1\n"
+	_, r1 := indexDir(t, writeTree(t, archive), Options{})
+	_, r2 := indexDir(t, writeTree(t, archive), Options{Workers: 1})
+	if r1.Fingerprint() != r2.Fingerprint() {
+		t.Errorf("same files, different fingerprints: %s vs %s", r1.Fingerprint(), r2.Fingerprint())
+	}
+	_, r3 := indexDir(t, writeTree(t, archive+"-- d.txt --\nx\n"), Options{})
+	if r1.Fingerprint() == r3.Fingerprint() {
+		t.Error("fingerprint ignores an added file")
+	}
+}
+
+func TestFilesChanged(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n-- old.go --\npackage a\n")
+	x, _ := indexDir(t, dir, Options{})
+	ctx := testCtx(t)
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("new.go", "package a\n\nfunc New() {}\n")
+	write("a.go", "package a\n\nfunc Changed() {}\n")
+	write("pkg/sub/x.go", "package sub\n")
+	write("secret.pem", "x")
+	os.Remove(filepath.Join(dir, "old.go"))
+	ev := func(rel string, typ FileEventType) FileEvent {
+		return FileEvent{URI: PathToURI(filepath.Join(dir, rel)), Type: typ}
+	}
+	x.FilesChanged(ctx, []FileEvent{ev("new.go", FileCreated), ev("a.go", FileChanged), ev("old.go", FileDeleted), ev("pkg", FileCreated), ev("secret.pem", FileCreated)})
+	r := x.Snapshot().Roots()[0]
+	if diff := cmp.Diff([]string{"a.go", "new.go", "pkg/sub/x.go"}, r.Paths()); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	if got := names(mustFile(t, r, "a.go")); got != "Changed" {
+		t.Errorf("a.go symbols %s", got)
+	}
+	if s, _ := r.Skip("secret.pem"); s.Reason != SkipDenyRule {
+		t.Errorf("secret.pem skip = %+v", s)
+	}
+	// A new .gitignore rescans: pkg/ disappears.
+	write(".gitignore", "pkg/\n")
+	x.FilesChanged(ctx, []FileEvent{ev(".gitignore", FileCreated)})
+	snap, err := x.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{".gitignore", "a.go", "new.go"}, snap.Roots()[0].Paths()); diff != "" {
+		t.Errorf("after .gitignore (-want +got):\n%s", diff)
+	}
+}
+
+// TestChangesDuringScan changes, creates and deletes files while the
+// initial scan runs; once the events are delivered, the index must match
+// the disk exactly.
+func TestChangesDuringScan(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		b.WriteString("-- f/" + itoa3(i) + ".go --\npackage f\n\nfunc F" + itoa3(i) + "() {}\n")
+	}
+	dir := writeTree(t, b.String())
+	x := New(Options{CacheDir: "off", Workers: 1})
+	defer x.Close()
+	ctx := testCtx(t)
+	x.SetRoots([]Root{{URI: PathToURI(dir), Name: "ws", Dir: dir}})
+	var events []FileEvent
+	for i := 0; i < 400; i += 7 {
+		rel := "f/" + itoa3(i) + ".go"
+		p := filepath.Join(dir, rel)
+		switch i % 3 {
+		case 0:
+			os.Remove(p)
+			events = append(events, FileEvent{URI: PathToURI(p), Type: FileDeleted})
+		case 1:
+			os.WriteFile(p, []byte("package f\n\nfunc Changed"+itoa3(i)+"() {}\n"), 0o644)
+			events = append(events, FileEvent{URI: PathToURI(p), Type: FileChanged})
+		case 2:
+			np := filepath.Join(dir, "g", itoa3(i)+".go")
+			os.MkdirAll(filepath.Dir(np), 0o755)
+			os.WriteFile(np, []byte("package g\n"), 0o644)
+			events = append(events, FileEvent{URI: PathToURI(np), Type: FileCreated})
+		}
+		x.FilesChanged(ctx, events[len(events)-1:])
+	}
+	snap, err := x.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fresh := indexDir(t, dir, Options{})
+	if diff := cmp.Diff(fresh.Paths(), snap.Roots()[0].Paths()); diff != "" {
+		t.Errorf("live index differs from a fresh scan (-fresh +live):\n%s", diff)
+	}
+	if fresh.Fingerprint() != snap.Roots()[0].Fingerprint() {
+		t.Error("fingerprints differ from a fresh scan")
+	}
+}
+
+func TestCachePersistsAndRejectsCorruption(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc A() {}\n-- b.py --\ndef b():\n    pass\n")
+	cacheDir := t.TempDir()
+	x1 := New(Options{CacheDir: cacheDir})
+	x1.SetRoots([]Root{{URI: PathToURI(dir), Dir: dir}})
+	if _, err := x1.Wait(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := x1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := openRootCache(cacheDir, dir, nil)
+	if len(c.old) != 2 {
+		t.Fatalf("cache holds %d entries, want 2", len(c.old))
+	}
+	// A warm start parses nothing.
+	x2 := New(Options{CacheDir: cacheDir})
+	x2.SetRoots([]Root{{URI: PathToURI(dir), Dir: dir}})
+	if _, err := x2.Wait(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	hits, misses := x2.caches[dir].stats()
+	x2.Close()
+	if hits != 2 || misses != 0 {
+		t.Errorf("warm start: %d hits, %d parses; want 2 and 0", hits, misses)
+	}
+	// Corrupt it: the next start discards it and parses again.
+	data, _ := os.ReadFile(c.path)
+	data[len(data)-1] ^= 0xff
+	os.WriteFile(c.path, data, 0o600)
+	c2 := openRootCache(cacheDir, dir, nil)
+	if len(c2.old) != 0 {
+		t.Errorf("corrupt cache trusted: %d entries", len(c2.old))
+	}
+	// A cache dir inside the workspace is refused.
+	if c := openRootCache(filepath.Join(dir, "cache"), dir, nil); c != nil {
+		t.Error("cache inside the workspace accepted")
+	}
+}
+
+func mustFile(t testing.TB, r *RootSnapshot, rel string) *File {
+	t.Helper()
+	f, ok := r.File(rel)
+	if !ok {
+		t.Fatalf("%s not indexed", rel)
+	}
+	return f
+}
+
+// names lists a file's symbol names, comma-separated.
+func names(f *File) string {
+	if f.Syntax == nil {
+		return ""
+	}
+	var n []string
+	for _, s := range f.Syntax.Symbols {
+		n = append(n, s.Name)
+	}
+	return strings.Join(slices.Clip(n), ",")
+}
+
+func itoa3(i int) string {
+	s := "00" + strconv.Itoa(i)
+	return s[len(s)-3:]
+}

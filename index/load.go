@@ -1,0 +1,115 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ctxd/ctxd/index/classify"
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// parseFunc is how the loader obtains a syntax.File for text; the index
+// puts the persistent cache in front of syntax.Parse.
+type parseFunc func(ctx context.Context, lang syntax.Language, sha string, text []byte) (*syntax.File, error)
+
+// loadText classifies, fingerprints and parses the bytes of one file. It
+// returns either the File or the reason it is skipped; never both.
+func loadText(ctx context.Context, rel string, data []byte, modTime int64, parse parseFunc) (*File, *Skipped) {
+	cls := classify.Detect(data)
+	switch {
+	case cls.Binary:
+		return nil, &Skipped{Path: rel, Reason: SkipBinary, Detail: cls.Reason}
+	case cls.Encoding == classify.Unknown:
+		return nil, &Skipped{Path: rel, Reason: SkipEncoding, Detail: cls.Reason}
+	}
+	text, err := classify.Decode(data, cls.Encoding)
+	if err != nil {
+		return nil, &Skipped{Path: rel, Reason: SkipEncoding, Detail: err.Error()}
+	}
+	sum := sha256.Sum256(data)
+	f := &File{
+		Path:      rel,
+		Language:  syntax.LanguageForPath(rel),
+		Encoding:  cls.Encoding,
+		SHA256:    hex.EncodeToString(sum[:]),
+		ByteSize:  int64(len(data)),
+		LineCount: classify.LineCount(text),
+		modTime:   modTime,
+	}
+	if f.Language != "" {
+		sf, err := parse(ctx, f.Language, f.SHA256, text)
+		if err != nil {
+			// A parse that fails (cancelled, or a grammar error) leaves
+			// the file indexed as text: its content is still valid context,
+			// only its symbols are unknown.
+			f.Language = ""
+		} else {
+			f.Syntax = sf
+		}
+	}
+	return f, nil
+}
+
+// loadDisk reads one candidate from disk and loads it. The size cap is
+// checked again after the read because the file may have grown since the
+// walk saw it.
+func loadDisk(ctx context.Context, c candidate, maxSize int64, parse parseFunc) (*File, *Skipped) {
+	data, err := readCapped(c.abs, maxSize)
+	if err != nil {
+		var sk *capError
+		if errors.As(err, &sk) {
+			s := tooLarge(c.rel, sk.size, maxSize)
+			return nil, &s
+		}
+		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
+	}
+	return loadText(ctx, c.rel, data, c.modTime, parse)
+}
+
+type capError struct{ size int64 }
+
+func (e *capError) Error() string {
+	return fmt.Sprintf("file of %d bytes exceeds the size cap", e.size)
+}
+
+// readCapped reads a whole file but refuses one larger than max without
+// reading it all, so a file that grew to gigabytes cannot exhaust memory.
+func readCapped(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if info.Size() > max {
+		return nil, &capError{size: info.Size()}
+	}
+	buf := make([]byte, 0, info.Size()+1)
+	for {
+		if int64(len(buf)) > max {
+			return nil, &capError{size: int64(len(buf))}
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			return nil, err
+		}
+	}
+}
