@@ -82,6 +82,9 @@ func BenchmarkDidChange(b *testing.B) {
 			uri := PathToURI(filepath.Join(src, "ctxdbench", fmt.Sprintf("five_%v.go", withGraph)))
 			text := fiveThousandLines()
 			x.OpenDocument(ctx, uri, 1, text)
+			if withGraph {
+				x.Snapshot().Roots()[0].Graph() // the first build is not an edit
+			}
 			mid := len(text) / 2
 			var lat []time.Duration
 			v := int32(1)

@@ -40,8 +40,11 @@ type env struct {
 	// the reverse.
 	pkgMain  map[string][]string
 	mainDirs map[string][]string
-	// cargo holds the directories with a Cargo.toml.
+	// cargo holds the directories with a Cargo.toml; libs maps the name of
+	// each library crate they declare (as Rust code names it: "-" → "_")
+	// to its crate, lexically smallest directory first on a clash.
 	cargo map[string]bool
+	libs  map[string]rustCrate
 	// deps are the other files read while loading (tsconfig extends
 	// targets, found or not).
 	deps map[string]bool
@@ -56,6 +59,7 @@ func loadEnv(src Source, paths []string) *env {
 		pkgMain:  map[string][]string{},
 		mainDirs: map[string][]string{},
 		cargo:    map[string]bool{},
+		libs:     map[string]rustCrate{},
 		deps:     map[string]bool{},
 	}
 	var tsconfigs []string
@@ -93,6 +97,14 @@ func loadEnv(src Source, paths []string) *env {
 			}
 		case "Cargo.toml":
 			e.cargo[dir] = true
+			if b, ok := src.Content(p); ok {
+				if name, lib, ok := parseCargoLib(b); ok {
+					if _, dup := e.libs[name]; !dup {
+						root := join(dir, lib)
+						e.libs[name] = rustCrate{dir: dirOf(root), roots: []string{root}}
+					}
+				}
+			}
 		}
 	}
 	// tsconfig.json wins over a jsconfig.json of the same directory
@@ -461,4 +473,58 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// parseCargoLib reads the library crate of a Cargo.toml: its name ([lib]
+// name, else [package] name with "-" as "_") and root file ([lib] path,
+// else src/lib.rs). ok is false for a manifest without [package] (a
+// workspace root).
+func parseCargoLib(b []byte) (name, path string, ok bool) {
+	var pkgName, libName, libPath, section string
+	hasPackage := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.Trim(line, "[] \t")
+			if i := strings.IndexByte(section, '#'); i >= 0 {
+				section = strings.TrimSpace(section[:i])
+			}
+			hasPackage = hasPackage || section == "package"
+			continue
+		}
+		key, val, found := strings.Cut(line, "=")
+		if !found || (section != "package" && section != "lib") {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		val = strings.TrimSpace(val)
+		if len(val) < 2 || (val[0] != '"' && val[0] != '\'') {
+			continue
+		}
+		end := strings.IndexByte(val[1:], val[0])
+		if end < 0 {
+			continue
+		}
+		val = val[1 : 1+end]
+		switch {
+		case section == "package" && key == "name":
+			pkgName = val
+		case section == "lib" && key == "name":
+			libName = val
+		case section == "lib" && key == "path":
+			libPath = val
+		}
+	}
+	if !hasPackage {
+		return "", "", false
+	}
+	name = libName
+	if name == "" {
+		name = strings.ReplaceAll(pkgName, "-", "_")
+	}
+	path = strings.TrimPrefix(libPath, "./")
+	if path == "" {
+		path = "src/lib.rs"
+	}
+	return name, path, name != ""
 }

@@ -157,3 +157,22 @@ func TestSplitBase(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCargoLib(t *testing.T) {
+	tests := []struct {
+		in         string
+		name, path string
+		ok         bool
+	}{
+		{"[package]\nname = \"my-crate\" # comment\n", "my_crate", "src/lib.rs", true},
+		{"[package]\nname = 'x'\n[lib]\nname = \"y\"\npath = \"./lib/y.rs\"\n", "y", "lib/y.rs", true},
+		{"[workspace]\nmembers = [\"a\"]\n", "", "", false},
+		{"[dependencies]\nname = \"not-me\"\n[package]\nname = \"me\"\n", "me", "src/lib.rs", true},
+	}
+	for _, tt := range tests {
+		name, path, ok := parseCargoLib([]byte(tt.in))
+		if name != tt.name || path != tt.path || ok != tt.ok {
+			t.Errorf("parseCargoLib(%q) = %q, %q, %v; want %q, %q, %v", tt.in, name, path, ok, tt.name, tt.path, tt.ok)
+		}
+	}
+}

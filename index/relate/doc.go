@@ -22,8 +22,9 @@
 // changes only the edited file's contribution, which is what makes Update
 // cheap: a Graph is an immutable base index plus a small delta of changed
 // paths whose contributions override the base; queries merge the two, and
-// the delta folds into a new base once it holds more than 64 paths. A change
-// to a resolver config rebuilds the graph.
+// the delta folds into a new base once it holds more than 64 paths, by
+// merging tables rather than rebuilding them. A change to what a resolver
+// config says rebuilds the graph.
 //
 // The resolution rules of each language, and what they leave unresolved, are
 // documented in docs/relations.md.

@@ -11,9 +11,9 @@ import (
 type reqKind uint8
 
 const (
-	// reqNone never resolves (a bare specifier, a standard or third-party
-	// package).
-	reqNone reqKind = iota
+	// The zero reqKind never resolves (a bare specifier, a standard or
+	// third-party package).
+	_ reqKind = iota
 	// reqFiles: groups of root-relative file paths; in each group the first
 	// existing file wins, and the request resolves to every group's winner.
 	reqFiles
@@ -188,6 +188,7 @@ type reqCtx struct {
 	hasMod  bool
 	ts      *tsOptions // JS: the nearest tsconfig.json / jsconfig.json
 	crate   rustCrate  // Rust
+	libs    map[string]rustCrate
 	inCrate bool
 	rsDir   string // Rust: the module directory of the file
 }
@@ -203,6 +204,7 @@ func (e *env) request(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 			c.ts = e.nearestTS(f.dir)
 		case langRust:
 			c.crate, c.inCrate = e.crateOf(f)
+			c.libs = e.libs
 			c.rsDir = rustModuleDir(f, c.crate, c.inCrate)
 		}
 	}

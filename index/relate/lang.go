@@ -125,9 +125,3 @@ func ancestors(dir string, fn func(d string) bool) {
 		dir = dirOf(dir)
 	}
 }
-
-// isUnder reports whether p is inside dir ("" is the root and contains
-// everything).
-func isUnder(p, dir string) bool {
-	return dir == "" || (len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir))
-}

@@ -307,9 +307,6 @@ func (m *qualifier) matches(f *fileFacts, sym int32) bool {
 		return true
 	}
 	for _, ns := range f.syn.Namespaces {
-		if strings.Contains(ns, "::") {
-			ns = strings.ReplaceAll(ns, "::", ".")
-		}
 		if ns == m.dotted || (strings.HasSuffix(ns, m.dotted) && ns[len(ns)-len(m.dotted)-1] == '.') {
 			return true
 		}

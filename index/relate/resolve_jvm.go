@@ -9,6 +9,7 @@ import "strings"
 // winning. "a.b.*" names every file of package a.b, else (a static
 // wildcard import, "a.b.C.*") class C of package a.b.
 func javaRequest(spec string) request {
+	spec = strings.TrimSuffix(strings.TrimSpace(spec), ";")
 	spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(spec), "static "))
 	segs := strings.Split(spec, ".")
 	if spec == "" || len(segs) < 2 {
@@ -30,33 +31,28 @@ func javaRequest(spec string) request {
 // nsRequest: a C# using (or C++ using-directive) names every file that
 // declares the namespace. "using static A.B.C" and "using X = A.B.C" name a
 // type: when no file declares namespace A.B.C, the files of namespace A.B
-// declaring a type C.
+// declaring a type C. C++ writes namespaces with "::", but the extraction
+// lists every namespace dotted ("a.b"), so the path is dotted too.
 func nsRequest(spec string) request {
 	spec = strings.TrimSpace(spec)
 	if _, rhs, ok := strings.Cut(spec, "="); ok {
 		spec = strings.TrimSpace(rhs)
 	}
-	for _, p := range []string{"global ", "static ", "global::"} {
+	for _, p := range []string{"global ", "static ", "global::", "namespace ", "::"} {
 		spec = strings.TrimSpace(strings.TrimPrefix(spec, p))
 	}
 	spec = strings.TrimSuffix(spec, ";")
 	if i := strings.IndexByte(spec, '<'); i >= 0 {
 		spec = spec[:i]
 	}
-	spec = strings.TrimPrefix(strings.TrimPrefix(spec, "namespace "), "::")
+	spec = strings.ReplaceAll(spec, "::", ".")
 	if spec == "" {
 		return request{}
 	}
 	r := request{kind: reqNS, alts: []string{spec}, names: []string{""}}
-	// C++ namespaces are written with "::", C# ones with ".": the
-	// extraction keeps the file's own spelling, and so does the lookup.
-	sep := "."
-	if strings.Contains(spec, "::") {
-		sep = "::"
-	}
-	if i := strings.LastIndex(spec, sep); i > 0 {
+	if i := strings.LastIndexByte(spec, '.'); i > 0 {
 		r.alts = append(r.alts, spec[:i])
-		r.names = append(r.names, spec[i+len(sep):])
+		r.names = append(r.names, spec[i+1:])
 	}
 	return r
 }

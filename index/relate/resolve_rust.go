@@ -86,13 +86,15 @@ func rustModFiles(dir string, crate rustCrate, inCrate bool) []string {
 
 // rustRequest: "mod x;" is x.rs or x/mod.rs in the module directory of the
 // file. A use path is anchored at the crate ("crate::"), the file's module
-// ("self::"), an ancestor module ("super::", repeatable) or, for a plain
-// path, the file's module (a child module; Rust 2018 paths), and names the
-// module file of its longest prefix that exists: crate::a::b::C tries
-// a/b/C.rs, a/b/C/mod.rs, a/b.rs, a/b/mod.rs, a.rs, a/mod.rs, then the
-// anchor module's own file. Plain paths do not fall back to the file
-// itself, and paths into std, core, alloc or another crate stay
-// unresolved. Groups ("a::{b, c::D}") resolve each member.
+// ("self::"), an ancestor module ("super::", repeatable), a library crate
+// of the workspace named by its crate name (a test or binary using its own
+// package's library, or one workspace crate using another) or, for any
+// other path, the file's module (a child module; Rust 2018 paths). It
+// names the module file of its longest prefix that exists: crate::a::b::C
+// tries a/b/C.rs, a/b/C/mod.rs, a/b.rs, a/b/mod.rs, a.rs, a/mod.rs, then
+// the anchor module's own file. Plain paths do not fall back to the file
+// itself, and paths into std, core, alloc or a crate outside the workspace
+// stay unresolved. Groups ("a::{b, c::D}") resolve each member.
 func rustRequest(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 	crate, inCrate, modDir := c.crate, c.inCrate, c.rsDir
 	if imp.Kind == syntax.ImportMod {
@@ -104,7 +106,7 @@ func rustRequest(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 	}
 	var groups [][]string
 	for _, p := range rustUsePaths(imp.Path) {
-		if g := rustUseGroup(f, p, crate, inCrate, modDir); len(g) > 0 {
+		if g := rustUseGroup(f, p, crate, inCrate, modDir, c.libs); len(g) > 0 {
 			groups = append(groups, g)
 		}
 	}
@@ -114,10 +116,15 @@ func rustRequest(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 	return request{kind: reqFiles, groups: groups}
 }
 
-func rustUseGroup(f *fileFacts, p string, crate rustCrate, inCrate bool, modDir string) []string {
+func rustUseGroup(f *fileFacts, p string, crate rustCrate, inCrate bool, modDir string, libs map[string]rustCrate) []string {
 	segs := strings.Split(p, "::")
 	var dir string
 	var anchor []string
+	if lib, ok := libs[segs[0]]; ok && segs[0] != "crate" && segs[0] != "self" && segs[0] != "super" {
+		// A library crate of the workspace, named by a binary, a test or
+		// another crate: its root is the anchor.
+		return rustPathFiles(lib.dir, segs[1:], lib.roots)
+	}
 	switch segs[0] {
 	case "", "std", "core", "alloc":
 		return nil
@@ -140,9 +147,16 @@ func rustUseGroup(f *fileFacts, p string, crate rustCrate, inCrate bool, modDir 
 	default:
 		dir = modDir
 	}
+	return rustPathFiles(dir, segs, anchor)
+}
+
+// rustPathFiles lists the module files for the path segs below dir, longest
+// prefix first, then the anchor module's own files.
+func rustPathFiles(dir string, segs, anchor []string) []string {
 	var out []string
 	for k := len(segs); k >= 1; k-- {
-		out = append(out, rustModFiles(join(dir, strings.Join(segs[:k], "/")), crate, false)...)
+		m := join(dir, strings.Join(segs[:k], "/"))
+		out = append(out, m+".rs", m+"/mod.rs")
 	}
 	return append(out, anchor...)
 }

@@ -397,7 +397,9 @@ import System.Text
 import static Acme.Models.Role
 import Alias = Acme.Models.Internal
 -- lib/a.hpp --
-namespace acme::detail
+# The extraction lists C++ namespaces dotted.
+namespace acme
+namespace acme.detail
 def class Impl
 -- lib/b.cpp --
 using acme::detail
@@ -441,11 +443,22 @@ mod missing
 use demo::store
 mod cli
 use crate::cli::Args
+use other::Thing
 -- src/bin/cli.rs --
 -- tests/it.rs --
 mod common
 use crate::common::x
 -- tests/common/mod.rs --
+-- crates/other-lib/Cargo.toml --
+# a second crate of the workspace, with its own library name and path
+[package]
+name = "other-lib"
+[lib]
+name = "other"
+path = "src/other.rs"
+-- crates/other-lib/src/other.rs --
+-- crates/other-lib/src/thing.rs --
+use demo::util
 `,
 		imports: map[string][]string{
 			"src/lib.rs":       {"src/store/item.rs", "src/store/mod.rs", "src/util.rs"},
@@ -454,14 +467,18 @@ use crate::common::x
 			// not unresolved either.
 			"src/store/item.rs": {"src/lib.rs", "src/util.rs"},
 			"src/util.rs":       {"src/util/fmt.rs"},
-			"src/bin/tool.rs":   {"src/bin/cli.rs"},
-			"tests/it.rs":       {"tests/common/mod.rs"},
+			// The package's library by its crate name; another
+			// workspace crate by its [lib] name (Thing is no module:
+			// its root file).
+			"src/bin/tool.rs":               {"crates/other-lib/src/other.rs", "src/bin/cli.rs", "src/store/mod.rs"},
+			"tests/it.rs":                   {"tests/common/mod.rs"},
+			"crates/other-lib/src/thing.rs": {"src/util.rs"},
 		},
 		unresolved: map[string][]string{
 			"src/lib.rs":        {"std::fmt", "serde::Serialize"},
 			"src/store/item.rs": nil,
 			"src/util.rs":       {"missing"},
-			"src/bin/tool.rs":   {"demo::store"},
+			"src/bin/tool.rs":   nil,
 		},
 	}})
 }

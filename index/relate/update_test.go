@@ -73,14 +73,14 @@ func fuzzFiles() []fuzzFile {
 		fuzzFile{path: "cs/sub/Sub.csproj", content: fixed("<Project/>")},
 		fuzzFile{path: "All.sln", content: fixed("")},
 	)
-	rsImports := []string{"mod a", "mod c", "mod b", "use crate::a::b::X", "use super::a", "use self::b", "use std::fmt", "use crate::{a, c::Y}", "use b::Z"}
+	rsImports := []string{"mod a", "mod c", "mod b", "use crate::a::b::X", "use super::a", "use self::b", "use std::fmt", "use crate::{a, c::Y}", "use b::Z", "use rsx::a::X"}
 	for _, p := range []string{"rs/src/lib.rs", "rs/src/a.rs", "rs/src/a/b.rs", "rs/src/a/mod.rs", "rs/src/c/mod.rs", "rs/tests/it.rs"} {
 		fs = append(fs, fuzzFile{path: p, imports: rsImports})
 	}
-	fs = append(fs, fuzzFile{path: "rs/Cargo.toml", content: fixed("[package]\n")})
+	fs = append(fs, fuzzFile{path: "rs/Cargo.toml", content: oneOf("[package]\nname = \"rsx\"\n", "[package]\nname = \"rsx\" # same\n", "[package]\nname = \"other\"\n")})
 	cImports := []string{"util.h", "api.h", "<api.h>", "../util.h", "<stdio.h>", "sub/x.hpp", "using ns::a", "using ns"}
 	for _, p := range []string{"c/main.c", "c/util.h", "include/api.h", "util.h", "c/sub/x.hpp"} {
-		fs = append(fs, fuzzFile{path: p, imports: cImports, namespaces: []string{"ns", "ns::a"}})
+		fs = append(fs, fuzzFile{path: p, imports: cImports, namespaces: []string{"ns", "ns.a"}})
 	}
 	fs = append(fs,
 		fuzzFile{path: "Makefile", content: fixed("all:\n")},
@@ -365,6 +365,36 @@ func TestHopsDirections(t *testing.T) {
 					t.Fatalf("round %d: Hops(%v, %d): push and pull differ (-push +pull):\n%s", round, seeds, max, diff)
 				}
 			}
+		}
+	}
+}
+
+// TestConcurrentReaders queries one graph (with a delta, whose index is
+// built on first use) from several goroutines; run with -race.
+func TestConcurrentReaders(t *testing.T) {
+	files := fuzzFiles()
+	r := rand.New(rand.NewPCG(9, 9))
+	src := newMemSource()
+	for _, ff := range files {
+		fuzzPut(r, src, ff)
+	}
+	g := Build(src)
+	var changed []string
+	for _, ff := range files[:10] {
+		if ff.content == nil {
+			fuzzPut(r, src, ff)
+			changed = append(changed, ff.path)
+		}
+	}
+	g = g.Update(src, changed)
+	want := allAnswers(Build(src), src.paths, fuzzNames, src.paths[:5])
+	done := make(chan answers)
+	for range 4 {
+		go func() { done <- allAnswers(g, src.paths, fuzzNames, src.paths[:5]) }()
+	}
+	for range 4 {
+		if diff := cmp.Diff(want, <-done); diff != "" {
+			t.Fatalf("concurrent answers differ (-want +got):\n%s", diff)
 		}
 	}
 }
