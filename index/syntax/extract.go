@@ -15,25 +15,25 @@ import (
 type role uint8
 
 const (
-	roleIgnore     role = iota // @_name: predicate operands
-	roleDefinition             // @definition.<kind>, @definition
-	roleName                   // @name
-	roleBody                   // @body
-	roleRange                  // @range
-	roleReceiver               // @receiver
-	roleBase                   // @base
-	roleExported               // @exported
-	roleUnexported             // @unexported
-	roleOpen                   // @open
-	roleScope                  // @scope
-	roleImport                 // @import.<kind>
-	roleImportPath             // @import.path
-	roleImportSystem           // @import.system
-	rolePackage                // @package
-	roleComment                // @comment
-	roleAttribute              // @attribute
-	roleExportName             // @export.name
-	roleText                   // @text
+	roleIgnore       role = iota // @_name: predicate operands
+	roleDefinition               // @definition.<kind>, @definition
+	roleName                     // @name
+	roleBody                     // @body
+	roleRange                    // @range
+	roleReceiver                 // @receiver
+	roleBase                     // @base
+	roleExported                 // @exported
+	roleUnexported               // @unexported
+	roleOpen                     // @open
+	roleScope                    // @scope
+	roleImport                   // @import.<kind>
+	roleImportPath               // @import.path
+	roleImportSystem             // @import.system
+	rolePackage                  // @package
+	roleAttribute                // @attribute
+	roleExportName               // @export.name
+	roleText                     // @text
+	roleLocal                    // @local
 )
 
 // capture is the meaning of one capture name.
@@ -57,10 +57,10 @@ var simpleCaptures = map[string]role{
 	"import.path":   roleImportPath,
 	"import.system": roleImportSystem,
 	"package":       rolePackage,
-	"comment":       roleComment,
 	"attribute":     roleAttribute,
 	"export.name":   roleExportName,
 	"text":          roleText,
+	"local":         roleLocal,
 }
 
 var symbolKinds = []SymbolKind{
@@ -124,6 +124,8 @@ type annotation struct {
 	kind    SymbolKind
 	body    span
 	hasBody bool
+	recv    span
+	hasRecv bool
 	bases   []span
 	marks   marks
 	open    bool
@@ -161,6 +163,7 @@ type extractor struct {
 	imports []importRec
 	trivia  []trivium
 	texts   []span
+	locals  []span
 	ranges  []span
 	exports map[string]bool
 	pkg     string
@@ -180,24 +183,14 @@ func extract(s *spec, cq *compiledQuery, tree *sitter.Tree, src []byte) *File {
 	root := tree.RootNode()
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
-	if s.rootOnly {
-		limitStartDepth(qc, 0)
+	if s.startDepth > 0 {
+		limitStartDepth(qc, s.startDepth)
 	}
 	qc.Exec(cq.q, root)
 	x := &extractor{s: s, src: src, byKey: map[recKey]*record{}}
-	for {
-		m, ok := qc.NextMatch()
-		if !ok {
-			break
-		}
-		if cq.hasPred[m.PatternIndex] {
-			m = qc.FilterPredicates(m, src)
-			if len(m.Captures) == 0 {
-				continue
-			}
-		}
-		x.match(cq, m)
-	}
+	drainMatches(qc, cq, src, func(pattern int, caps []rawCapture) {
+		x.match(cq, pattern, caps)
+	})
 	f := x.file()
 	f.HasErrors = root.HasError()
 	return f
@@ -206,23 +199,23 @@ func extract(s *spec, cq *compiledQuery, tree *sitter.Tree, src []byte) *File {
 func (x *extractor) text(s span) string { return string(x.src[s.start:s.end]) }
 
 // match files the captures of one match.
-func (x *extractor) match(cq *compiledQuery, m *sitter.QueryMatch) {
+func (x *extractor) match(cq *compiledQuery, pat int, caps []rawCapture) {
 	var (
 		def, name, body, rng, recv, scopeNode, imp, ipath span
-		hasDef, hasName, hasBody, hasRng, hasRecv           bool
-		hasScope, hasImp, hasPath, system                   bool
-		kind                                                SymbolKind
-		ikind                                               ImportKind
-		bases                                               []span
-		mk                                                  marks
-		open                                                bool
+		hasDef, hasName, hasBody, hasRng, hasRecv         bool
+		hasScope, hasImp, hasPath, system                 bool
+		kind                                              SymbolKind
+		ikind                                             ImportKind
+		bases                                             []span
+		mk                                                marks
+		open                                              bool
 	)
-	for _, c := range m.Captures {
-		info := cq.caps[c.Index]
+	for _, c := range caps {
+		info := cq.caps[c.index]
 		if info.role == roleIgnore {
 			continue
 		}
-		sp := span{c.Node.StartByte(), c.Node.EndByte()}
+		sp := span{c.start, c.end}
 		switch info.role {
 		case roleDefinition:
 			def, hasDef, kind = sp, true, info.kind
@@ -252,8 +245,6 @@ func (x *extractor) match(cq *compiledQuery, m *sitter.QueryMatch) {
 			system = true
 		case rolePackage:
 			x.pkg = noSpace(stripComments(x.text(sp)))
-		case roleComment:
-			x.trivia = append(x.trivia, trivium{span{sp.start, trimRight(x.src, sp.start, sp.end)}, true})
 		case roleAttribute:
 			x.trivia = append(x.trivia, trivium{sp, false})
 		case roleExportName:
@@ -263,9 +254,10 @@ func (x *extractor) match(cq *compiledQuery, m *sitter.QueryMatch) {
 			x.exports[x.text(sp)] = true
 		case roleText:
 			x.texts = append(x.texts, sp)
+		case roleLocal:
+			x.locals = append(x.locals, sp)
 		}
 	}
-	pat := int(m.PatternIndex)
 	switch {
 	case hasScope:
 		if hasName {
@@ -280,14 +272,11 @@ func (x *extractor) match(cq *compiledQuery, m *sitter.QueryMatch) {
 			x.records = append(x.records, r)
 		}
 		a := annotation{pattern: pat, node: def, kind: kind, body: body, hasBody: hasBody,
-			bases: bases, marks: mk, open: open}
+			recv: recv, hasRecv: hasRecv, bases: bases, marks: mk, open: open}
 		r.apply(&a)
-		if hasRecv && !r.hasRecv {
-			r.recv, r.hasRecv = recv, true
-		}
 	case hasDef:
 		x.annots = append(x.annots, annotation{pattern: pat, node: def, kind: kind, body: body,
-			hasBody: hasBody, bases: bases, marks: mk, open: open})
+			hasBody: hasBody, recv: recv, hasRecv: hasRecv, bases: bases, marks: mk, open: open})
 	}
 	if hasRng {
 		x.ranges = append(x.ranges, rng)
@@ -304,6 +293,9 @@ func (r *record) apply(a *annotation) {
 	}
 	if a.hasBody && !r.hasBody {
 		r.body, r.hasBody = a.body, true
+	}
+	if a.hasRecv && !r.hasRecv {
+		r.recv, r.hasRecv = a.recv, true
 	}
 	r.bases = append(r.bases, a.bases...)
 	r.marks.exported = r.marks.exported || a.marks.exported
@@ -351,20 +343,27 @@ func (x *extractor) applyRanges() {
 	}
 }
 
-// item is a record or scope during nesting.
+// item is a record, a scope or a local node during nesting.
 type item struct {
-	node span
-	end  uint32 // node.end, or the end of the file for @open
-	rec  *record
-	sc   *scope
+	node  span
+	end   uint32 // node.end, or the end of the file for @open
+	rec   *record
+	sc    *scope
+	local bool // an @local node: what it contains is local
 }
 
 // frame is an enclosing container during nesting.
 type frame struct {
 	start, end uint32
 	qname      string
-	sym        *Symbol // nil for a scope
-	local      bool    // inside a function body: its declarations are dropped
+	sym        *Symbol // nil for a scope or local node
+	local      bool    // declarations inside are locals and are dropped
+}
+
+// kept is a symbol of the File and the record it comes from.
+type kept struct {
+	sym *Symbol
+	rec *record
 }
 
 func (x *extractor) file() *File {
@@ -384,8 +383,87 @@ func (x *extractor) file() *File {
 	}
 	x.applyRanges()
 
+	syms, scopeBases := x.nest()
+
+	// The scan finds the references (the names of the symbols left out) and
+	// the comments, which the doc comments need.
+	names := make([]span, len(syms))
+	for i, k := range syms {
+		names[i] = k.rec.name
+	}
+	refs := x.scan(names)
+	slices.SortFunc(x.trivia, cmpTrivia)
+	x.trivia = slices.CompactFunc(x.trivia, func(a, b trivium) bool { return a.span == b.span })
+	for _, k := range syms {
+		x.fill(k.sym, k.rec)
+	}
+
+	// `impl Trait for Type` adds Trait to the bases of Type when the file
+	// declares Type.
+	if len(scopeBases) > 0 {
+		byName := map[string]*Symbol{}
+		for _, k := range syms {
+			switch k.sym.Kind {
+			case Class, Interface, Struct, Enum, TypeAlias:
+				if byName[k.sym.QualifiedName] == nil {
+					byName[k.sym.QualifiedName] = k.sym
+				}
+			}
+		}
+		for _, sb := range scopeBases {
+			if sym := byName[sb.qname]; sym != nil {
+				sym.Bases = x.addBases(sym.Bases, sb.bases)
+			}
+		}
+	}
+
+	f := &File{
+		Language: s.lang,
+		Package:  x.pkg,
+		Symbols:  make([]Symbol, 0, len(syms)),
+		Imports:  x.importList(),
+		Refs:     refs,
+	}
+	for _, k := range syms {
+		f.Symbols = append(f.Symbols, *k.sym)
+	}
+	slices.SortStableFunc(f.Symbols, func(a, b Symbol) int {
+		return cmp.Or(
+			cmp.Compare(a.Range.StartByte, b.Range.StartByte),
+			cmp.Compare(a.Name, b.Name),
+			cmp.Compare(a.Range.EndByte, b.Range.EndByte),
+			cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.Container, b.Container),
+		)
+	})
+	if s.namespaces {
+		for _, sym := range f.Symbols {
+			if sym.Kind == Namespace {
+				f.Namespaces = append(f.Namespaces, sym.QualifiedName)
+			}
+		}
+		slices.Sort(f.Namespaces)
+		f.Namespaces = slices.Compact(f.Namespaces)
+	}
+	return f
+}
+
+// scopeBase is the bases a scope (a Rust `impl Trait for Type`) gives the
+// symbol named like it.
+type scopeBase struct {
+	qname string
+	bases []span
+}
+
+// nest walks the records, scopes and local nodes from the outside in,
+// giving every declaration its container, kind and visibility, and returns
+// the symbols of the File: those not inside a function body, a closure
+// (@local) or a blank declaration. Ranges, docs and bases are filled later.
+func (x *extractor) nest() ([]kept, []scopeBase) {
+	s := x.s
+
 	// Scopes found by several patterns merge by node.
-	scopes := x.scopes[:0]
+	var scopes []*scope
 	seenScope := map[span]*scope{}
 	for _, sc := range x.scopes {
 		if prev := seenScope[sc.node]; prev != nil {
@@ -397,7 +475,7 @@ func (x *extractor) file() *File {
 	}
 
 	eof := uint32(len(x.src))
-	items := make([]item, 0, len(x.records)+len(scopes))
+	items := make([]item, 0, len(x.records)+len(scopes)+len(x.locals))
 	for _, r := range x.records {
 		if r.kind == "" {
 			continue
@@ -411,22 +489,19 @@ func (x *extractor) file() *File {
 	for _, sc := range scopes {
 		items = append(items, item{node: sc.node, end: sc.node.end, sc: sc})
 	}
+	for _, l := range x.locals {
+		items = append(items, item{node: l, end: l.end, local: true})
+	}
 	slices.SortStableFunc(items, func(a, b item) int {
-		if c := cmp.Compare(a.node.start, b.node.start); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.end, a.end); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.nameStart(), b.nameStart())
+		return cmp.Or(
+			cmp.Compare(a.node.start, b.node.start),
+			cmp.Compare(b.end, a.end),
+			cmp.Compare(a.nameStart(), b.nameStart()),
+		)
 	})
 
-	syms := make([]*Symbol, 0, len(items))
-	names := make([]span, 0, len(items))
-	var scopeBases []struct {
-		qname string
-		bases []span
-	}
+	var syms []kept
+	var scopeBases []scopeBase
 	var stack []frame
 	for _, it := range items {
 		for len(stack) > 0 {
@@ -449,13 +524,14 @@ func (x *extractor) file() *File {
 			container, parentSym = parent.qname, parent.sym
 		}
 
-		if it.sc != nil {
+		switch {
+		case it.local:
+			stack = append(stack, frame{start: it.node.start, end: it.end, local: true})
+			continue
+		case it.sc != nil:
 			qname := join(container, s.container(x.text(it.sc.name)))
 			if !local && len(it.sc.bases) > 0 {
-				scopeBases = append(scopeBases, struct {
-					qname string
-					bases []span
-				}{qname, it.sc.bases})
+				scopeBases = append(scopeBases, scopeBase{qname, it.sc.bases})
 			}
 			stack = append(stack, frame{start: it.node.start, end: it.end, qname: qname, local: local})
 			continue
@@ -475,10 +551,15 @@ func (x *extractor) file() *File {
 		if r.hasRecv {
 			container = join(container, s.container(x.text(r.recv)))
 		}
+		kind := r.kind
 		if name == "" || name == "_" {
+			// A blank declaration declares nothing anyone can refer to, and
+			// neither do the fields or methods of a blank type.
+			if isContainer(kind) {
+				stack = append(stack, frame{start: it.node.start, end: it.end, local: true})
+			}
 			continue
 		}
-		kind := r.kind
 		if s.kind != nil {
 			kind = s.kind(kind, name, container, parentSym)
 		}
@@ -496,69 +577,21 @@ func (x *extractor) file() *File {
 		if isContainer(kind) {
 			stack = append(stack, frame{start: it.node.start, end: it.end, qname: sym.QualifiedName, sym: sym, local: local})
 		}
-		if local {
-			continue
-		}
-		x.fill(sym, r)
-		syms = append(syms, sym)
-		names = append(names, r.name)
-	}
-
-	// `impl Trait for Type` adds Trait to the bases of Type when the file
-	// declares Type.
-	if len(scopeBases) > 0 {
-		byName := map[string]*Symbol{}
-		for _, sym := range syms {
-			switch sym.Kind {
-			case Class, Interface, Struct, Enum, TypeAlias:
-				if byName[sym.QualifiedName] == nil {
-					byName[sym.QualifiedName] = sym
-				}
-			}
-		}
-		for _, sb := range scopeBases {
-			if sym := byName[sb.qname]; sym != nil {
-				sym.Bases = x.addBases(sym.Bases, sb.bases)
-			}
+		if !local {
+			syms = append(syms, kept{sym, r})
 		}
 	}
-
-	f := &File{
-		Language: s.lang,
-		Package:  x.pkg,
-		Symbols:  make([]Symbol, 0, len(syms)),
-		Imports:  x.importList(),
-	}
-	for _, sym := range syms {
-		f.Symbols = append(f.Symbols, *sym)
-	}
-	slices.SortStableFunc(f.Symbols, func(a, b Symbol) int {
-		return cmp.Or(
-			cmp.Compare(a.Range.StartByte, b.Range.StartByte),
-			cmp.Compare(a.Name, b.Name),
-			cmp.Compare(a.Range.EndByte, b.Range.EndByte),
-			cmp.Compare(a.Kind, b.Kind),
-			cmp.Compare(a.Container, b.Container),
-		)
-	})
-	if s.namespaces {
-		for _, sym := range f.Symbols {
-			if sym.Kind == Namespace {
-				f.Namespaces = append(f.Namespaces, sym.QualifiedName)
-			}
-		}
-		slices.Sort(f.Namespaces)
-		f.Namespaces = slices.Compact(f.Namespaces)
-	}
-	f.Refs = x.refs(names)
-	return f
+	return syms, scopeBases
 }
 
 func (it item) nameStart() uint32 {
-	if it.rec != nil {
+	switch {
+	case it.rec != nil:
 		return it.rec.name.start
+	case it.sc != nil:
+		return it.sc.name.start
 	}
-	return it.sc.name.start
+	return it.node.start
 }
 
 func join(container, name string) string {
@@ -612,10 +645,6 @@ func (x *extractor) addBases(out []string, nodes []span) []string {
 func (x *extractor) doc(pos uint32) (span, bool) {
 	if len(x.trivia) == 0 {
 		return span{}, false
-	}
-	if !slices.IsSortedFunc(x.trivia, cmpTrivia) {
-		slices.SortFunc(x.trivia, cmpTrivia)
-		x.trivia = slices.CompactFunc(x.trivia, func(a, b trivium) bool { return a.span == b.span })
 	}
 	j := sort.Search(len(x.trivia), func(i int) bool { return x.trivia[i].end > pos }) - 1
 	var d span

@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -38,12 +39,14 @@ func NewDoc(ctx context.Context, lang Language, src []byte) (*Doc, error) {
 	return &Doc{s: s, q: q, src: src, tree: tree, file: extract(s, q, tree, src)}, nil
 }
 
-// Update replaces the document's text with src and returns its new File.
-// The change is described to tree-sitter as a single edit spanning
-// everything between the longest common prefix and suffix of the old and
-// new text, so that a keystroke reparses only the region around it. On
-// error (ctx done) the document keeps its previous text, tree and File.
-// Update keeps its own copy of src.
+// Update replaces the document's text with src and returns its new File,
+// the File Parse returns for src. The change is described to tree-sitter as
+// a single edit spanning everything between the longest common prefix and
+// suffix of the old and new text, so that a keystroke reparses only the
+// region around it. When the result has syntax errors, Update parses the
+// text again from scratch, a full parse: tree-sitter's error recovery
+// differs between incremental and fresh parses. On error (ctx done) the document keeps its previous text, tree and File. Update keeps
+// its own copy of src.
 func (d *Doc) Update(ctx context.Context, src []byte) (*File, error) {
 	old := d.src
 	pre, suf := commonAffixes(old, src)
@@ -71,6 +74,14 @@ func (d *Doc) Update(ctx context.Context, src []byte) (*File, error) {
 	if edited != nil {
 		edited.Close()
 	}
+	if err == nil && edited != nil && tree.RootNode().HasError() {
+		// tree-sitter recovers from syntax errors differently when it
+		// reuses an old tree than when it parses from scratch (the fuzz
+		// test finds such texts in seconds), and a Doc must give exactly
+		// Parse's File: a text with errors is parsed again, from scratch.
+		tree.Close()
+		tree, err = d.s.parse(ctx, nil, src)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +107,15 @@ func (d *Doc) Close() {
 // and of the longest common suffix of what remains after it.
 func commonAffixes(a, b []byte) (pre, suf int) {
 	n := min(len(a), len(b))
+	// Eight bytes at a time first: documents are long, edits short.
+	for pre+8 <= n && binary.LittleEndian.Uint64(a[pre:]) == binary.LittleEndian.Uint64(b[pre:]) {
+		pre += 8
+	}
 	for pre < n && a[pre] == b[pre] {
 		pre++
+	}
+	for suf+8 <= n-pre && binary.LittleEndian.Uint64(a[len(a)-suf-8:]) == binary.LittleEndian.Uint64(b[len(b)-suf-8:]) {
+		suf += 8
 	}
 	for suf < n-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++

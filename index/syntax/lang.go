@@ -30,15 +30,17 @@ import (
 var ErrUnsupported = errors.New("unsupported language")
 
 // Languages lists every Language with symbol extraction, in a fixed order.
+// Callers must not modify it.
 var Languages = []Language{Go, TypeScript, TSX, JavaScript, Python, Java, Rust, C, CPP, CSharp}
 
 // LanguageForPath returns the Language of a file from its extension, or the
 // empty Language (a text file, indexed without symbols) when the extension
-// is not one ctxd parses. Only the base name matters; the match is
-// case-sensitive, except that ".C" is C++ (the traditional Unix spelling),
-// so "x.GO" is text. ".h" is C: a header's language cannot be told from its
-// name, and the C grammar parses the common subset of C++ headers well
-// enough for symbols.
+// is not one ctxd parses. Only the base name matters (with / or \ as
+// separators). Extensions match case-sensitively, so "x.GO" is text; ".C"
+// is C++, its traditional Unix spelling. ".h" is C: a header's language
+// cannot be told from its name, and the C grammar parses the common subset
+// of C++ headers well enough for symbols. ".d.ts" is TypeScript and ".jsx"
+// JavaScript, whose grammar parses JSX.
 func LanguageForPath(p string) Language {
 	if i := strings.LastIndexByte(p, '\\'); i >= 0 {
 		p = p[i+1:]
@@ -85,11 +87,13 @@ type spec struct {
 	grammar func() *sitter.Language
 	// queries are the files under queries/ concatenated into the query.
 	queries []string
-	// rootOnly limits where patterns may start to the root node (tree-sitter's
-	// max start depth 0). The query must then root every pattern at the root
-	// node type; tree-sitter then skips every subtree no pattern needs, which
-	// for Go means function bodies.
-	rootOnly bool
+	// startDepth, when not zero, lets patterns start only at nodes at most
+	// that many levels below the root (tree-sitter's max start depth);
+	// tree-sitter then skips every subtree no pattern in progress needs, which
+	// for Go means function bodies. Declarations the limit hides must be
+	// ones the extractor drops anyway (locals), so that the limit changes
+	// the cost and not the result.
+	startDepth uint32
 	// nameSep splits a qualified declared name ("A::f", "N.M") into container
 	// and name; empty when names are never qualified.
 	nameSep string
@@ -120,12 +124,13 @@ type spec struct {
 var specs = map[Language]*spec{
 	Go: {
 		lang: Go, grammar: golang.GetLanguage, queries: []string{"go.scm"},
-		rootOnly:    true,
+		startDepth:  1,
 		exported:    func(name string, _ marks, _ *Symbol) bool { return upperInitial(name) },
 		isDoc:       anyComment,
 		container:   goTypeName,
 		base:        goTypeName,
 		importPaths: unquoteGo,
+		kind:        goKind,
 		lex:         goLex,
 	},
 	TypeScript: {
@@ -352,8 +357,17 @@ func stripTypeArgs(s string) string { return stripBrackets(noSpace(s), '<', '>')
 // goTypeName reduces a receiver or embedded type to its name: "*T[K]" and
 // "(*T)" to "T"; qualifiers stay ("*io.Reader" to "io.Reader").
 func goTypeName(s string) string {
-	s = stripBrackets(noSpace(s), '[', ']')
+	s = stripBrackets(noSpace(stripComments(s)), '[', ']')
 	return strings.Trim(s, "*()")
+}
+
+// goKind makes a method declared without a receiver (`func () f()`, which
+// go/parser accepts) a function.
+func goKind(k SymbolKind, _, container string, _ *Symbol) SymbolKind {
+	if k == Method && container == "" {
+		return Function
+	}
+	return k
 }
 
 // rustTypeName reduces an impl's type to a container name: "&'a mut S<T>"

@@ -41,8 +41,10 @@ type compiledQuery struct {
 	// caps maps a capture index to what the extractor does with it.
 	caps []capture
 	// hasPred marks the patterns with predicates, the only ones that need
-	// FilterPredicates (which allocates and compiles regexps on every call).
+	// filtering (FilterPredicates allocates and compiles regexps on every
+	// call); preds are their predicates.
 	hasPred []bool
+	preds   [][]predicate
 }
 
 // compiled returns the language's query, compiling it on first use.
@@ -88,6 +90,10 @@ func compileQuery(s *spec) (*compiledQuery, error) {
 	}
 	for i := range q.PatternCount() {
 		cq.hasPred = append(cq.hasPred, len(q.PredicatesForPattern(i)) > 0)
+	}
+	if cq.preds, err = compilePredicates(q); err != nil {
+		q.Close()
+		return nil, fmt.Errorf("compiling %s query: %w", s.lang, err)
 	}
 	return cq, nil
 }

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -8,16 +9,20 @@ import (
 	"unicode/utf8"
 )
 
-// References are found by a lexical scan of the source rather than by a
-// query over identifier nodes. A query that captures every identifier must
-// walk the whole tree and hand each capture to Go (a cgo call, a node and a
-// map entry per identifier): on the Go corpus that alone costs more than
-// the parse (3.97 MB/s for parse + identifier query against 6.5 MB/s for the
-// parse). The scanner skips comments and string literals (but scans the
-// code inside template literals and f-strings), drops the language's
-// keywords and literal words, and reads every other identifier: the same
-// set the identifier nodes give, up to contextual keywords and the rare
-// construct the scanner reads differently from the grammar.
+// References and comments are found by a lexical scan of the source rather
+// than by queries over identifier and comment nodes. A query that captures
+// every identifier must walk the whole tree and hand each capture to Go (a
+// cgo call, a node and a map entry per identifier): on the Go corpus that
+// alone took longer than the parse (3.97 MB/s for parse and identifier
+// query, 6.5 MB/s for the parse alone). The scanner skips comments and
+// string literals (but scans the code inside template literals, f-strings
+// and interpolated strings), drops the language's keywords and literal
+// words, and reads every other identifier: the set the identifier nodes
+// give, up to contextual keywords and the rare construct the scanner reads
+// differently from the grammar. The comments it skips are those the doc
+// comment rule looks at; they are tree-sitter's comment nodes except where
+// the scanner misreads a construct (a JavaScript regular expression taken
+// for a division, say).
 
 // lexSpec describes the tokens of a language, as far as finding
 // identifiers needs.
@@ -30,13 +35,22 @@ type lexSpec struct {
 	hashIdent     bool // # starts an identifier (JavaScript private names)
 	regex         bool // /.../ literals (JavaScript)
 	digitSep      bool // ' separates digits (C, C++)
-	keywords      map[string]bool
+	csharp        bool // @ and $ may start a literal (C#)
+	keywords      *keywordSet
 	// str returns the end of a string or character literal starting at i,
 	// or -1.
 	str func(l *lexer, i int) int
 	// prefixed returns the end of a string literal whose prefix is the
 	// identifier src[i:j] (r"...", u8"...", f"..."), or -1.
 	prefixed func(l *lexer, i, j int) int
+
+	class *[256]uint8 // byte classes, built by init
+}
+
+func init() {
+	for _, sp := range []*lexSpec{goLex, jsLex, tsLex, pythonLex, javaLex, rustLex, cLex, cppLex, csharpLex} {
+		sp.class = sp.classes()
+	}
 }
 
 // stop modes of lexer.code.
@@ -48,45 +62,94 @@ const (
 )
 
 type lexer struct {
-	src     []byte
-	spec    *lexSpec
-	excl    []span // declaration names: not references
-	ei      int
-	skip    []span // prose (JSX text): not scanned at all
-	si      int
-	refs    map[string]struct{}
-	regexOK bool
+	src      []byte
+	spec     *lexSpec
+	excl     []span // declaration names: not references
+	ei       int
+	skip     []span // prose (JSX text): not scanned at all
+	si       int
+	refs     wordSet
+	comments []span
+	regexOK  bool
 }
 
-// refs scans the source for references, leaving out the declared names.
-func (x *extractor) refs(names []span) []string {
+// scan scans the source for references, leaving out the declared names,
+// and for comments, which it adds to the trivia.
+func (x *extractor) scan(names []span) []string {
 	excl := slices.Clone(names)
 	slices.SortFunc(excl, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	skip := slices.Clone(x.texts)
 	slices.SortFunc(skip, func(a, b span) int { return cmp.Compare(a.start, b.start) })
-	l := &lexer{src: x.src, spec: x.s.lex, excl: excl, skip: skip, refs: map[string]struct{}{}, regexOK: true}
+	l := &lexer{src: x.src, spec: x.s.lex, excl: excl, skip: skip, refs: wordSet{src: x.src}, regexOK: true}
 	l.code(0, stopEOF)
-	out := make([]string, 0, len(l.refs))
-	for r := range l.refs {
-		out = append(out, r)
+	for _, c := range l.comments {
+		x.trivia = append(x.trivia, trivium{span{c.start, trimRight(x.src, c.start, c.end)}, true})
 	}
-	slices.Sort(out)
-	return out
+	return l.refs.strings()
+}
+
+// Byte classes of the scanner's main loop.
+const (
+	clOther   uint8 = iota
+	clSpace         // space, tab, CR, FF, VT
+	clNewline       // \n
+	clIdent         // ASCII letter, _ (and $ where it is an identifier byte)
+	clDigit         // 0-9
+	clSlash         // /
+	clHash          // #
+	clQuote         // a byte that may start a literal: ' " ` (and @ $ in C#)
+	clOpen          // ( [ {
+	clClose         // ) ] }
+	clHigh          // >= 0x80: maybe a Unicode identifier
+)
+
+// classes builds the byte class table of a language.
+func (sp *lexSpec) classes() *[256]uint8 {
+	var t [256]uint8
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		switch {
+		case b == ' ' || b == '\t' || b == '\r' || b == '\f' || b == '\v':
+			t[c] = clSpace
+		case b == '\n':
+			t[c] = clNewline
+		case isLetter(b) || b == '_' || (b == '$' && sp.dollar):
+			t[c] = clIdent
+		case isDigit(b):
+			t[c] = clDigit
+		case b == '/':
+			t[c] = clSlash
+		case b == '#':
+			t[c] = clHash
+		case b == '\'' || b == '"' || b == '`' || ((b == '@' || b == '$') && sp.csharp):
+			t[c] = clQuote
+		case b == '(' || b == '[' || b == '{':
+			t[c] = clOpen
+		case b == ')' || b == ']' || b == '}':
+			t[c] = clClose
+		case b >= utf8.RuneSelf:
+			t[c] = clHigh
+		}
+	}
+	return &t
 }
 
 // code scans code from i and returns where it stopped (see the stop modes).
 func (l *lexer) code(i int, mode int) int {
 	src := l.src
+	sp := l.spec
+	cls := sp.class
 	depth := 0
 	lineStart := i == 0
 	for i < len(src) {
 		c := src[i]
-		switch c {
-		case '\n':
-			lineStart = true
+		cl := cls[c]
+		switch cl {
+		case clSpace:
 			i++
 			continue
-		case ' ', '\t', '\r', '\f', '\v':
+		case clNewline:
+			lineStart = true
 			i++
 			continue
 		}
@@ -101,34 +164,16 @@ func (l *lexer) code(i int, mode int) int {
 				continue
 			}
 		}
-		sp := l.spec
-		if c == '/' && sp.slashComments && i+1 < len(src) {
-			switch src[i+1] {
-			case '/':
-				i = lineEnd(src, i)
-				continue
-			case '*':
-				i = l.blockComment(i)
-				continue
+		switch cl {
+		case clIdent:
+			j := i + 1
+			for j < len(src) && (cls[src[j]] == clIdent || cls[src[j]] == clDigit) {
+				j++
 			}
-		}
-		if c == '#' {
-			switch {
-			case sp.hashComments, sp.regex && i == 0 && i+1 < len(src) && src[i+1] == '!':
-				i = lineEnd(src, i)
-				continue
-			case sp.preproc && atLineStart:
-				i = l.directive(i)
-				continue
+			if j < len(src) && src[j] >= utf8.RuneSelf {
+				j = l.ident(i)
 			}
-		}
-		if end := sp.str(l, i); end >= 0 {
-			i = end
-			l.regexOK = false
-			continue
-		}
-		if j := l.ident(i); j > i {
-			if sp.prefixed != nil {
+			if sp.prefixed != nil && j < len(src) && (src[j] == '"' || src[j] == '\'' || src[j] == '#') {
 				if end := sp.prefixed(l, i, j); end >= 0 {
 					i = end
 					l.regexOK = false
@@ -138,22 +183,68 @@ func (l *lexer) code(i int, mode int) int {
 			l.word(i, j)
 			i = j
 			continue
-		}
-		if isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])) {
+		case clDigit:
 			i = l.number(i)
 			l.regexOK = false
 			continue
-		}
-		if c == '/' && sp.regex && l.regexOK {
-			if end := l.regexLiteral(i); end > 0 {
-				i = end
+		case clHigh:
+			if j := l.ident(i); j > i {
+				l.word(i, j)
+				i = j
 				continue
 			}
-		}
-		switch c {
-		case '(', '[', '{':
+			_, size := utf8.DecodeRune(src[i:])
+			i += size
+			continue
+		case clQuote:
+			if end := sp.str(l, i); end >= 0 {
+				i = end
+				l.regexOK = false
+				continue
+			}
+		case clSlash:
+			if i+1 < len(src) && sp.slashComments {
+				switch src[i+1] {
+				case '/':
+					e := lineEnd(src, i)
+					l.comments = append(l.comments, span{uint32(i), uint32(e)})
+					i = e
+					continue
+				case '*':
+					e := l.blockComment(i)
+					l.comments = append(l.comments, span{uint32(i), uint32(e)})
+					i = e
+					continue
+				}
+			}
+			if sp.regex && l.regexOK {
+				if end := l.regexLiteral(i); end > 0 {
+					i = end
+					continue
+				}
+			}
+		case clHash:
+			switch {
+			case sp.hashComments, sp.regex && i == 0 && i+1 < len(src) && src[i+1] == '!':
+				e := lineEnd(src, i)
+				if sp.hashComments {
+					l.comments = append(l.comments, span{uint32(i), uint32(e)})
+				}
+				i = e
+				continue
+			case sp.preproc && atLineStart:
+				i = l.directive(i)
+				continue
+			case sp.hashIdent:
+				if j := l.ident(i); j > i {
+					l.word(i, j)
+					i = j
+					continue
+				}
+			}
+		case clOpen:
 			depth++
-		case ')', ']', '}':
+		case clClose:
 			if depth == 0 {
 				switch {
 				case mode == stopBrace && c == '}':
@@ -164,16 +255,28 @@ func (l *lexer) code(i int, mode int) int {
 			} else {
 				depth--
 			}
-		case ':':
-			if depth == 0 && (mode == stopField || mode == stopFieldOrBang) {
-				return i
-			}
-		case '!':
-			if depth == 0 && mode == stopFieldOrBang && (i+1 >= len(src) || src[i+1] != '=') {
-				return i
+			l.regexOK = false
+			i++
+			continue
+		default:
+			switch c {
+			case '.':
+				if i+1 < len(src) && isDigit(src[i+1]) {
+					i = l.number(i)
+					l.regexOK = false
+					continue
+				}
+			case ':':
+				if depth == 0 && (mode == stopField || mode == stopFieldOrBang) {
+					return i
+				}
+			case '!':
+				if depth == 0 && mode == stopFieldOrBang && (i+1 >= len(src) || src[i+1] != '=') {
+					return i
+				}
 			}
 		}
-		l.regexOK = c != ')' && c != ']' && c != '}'
+		l.regexOK = true
 		i++
 	}
 	return i
@@ -183,20 +286,23 @@ func (l *lexer) code(i int, mode int) int {
 // declared name.
 func (l *lexer) word(i, j int) {
 	w := l.src[i:j]
-	if l.spec.keywords[string(w)] {
+	if l.spec.keywords.has(w) {
 		l.regexOK = true
 		return
 	}
 	l.regexOK = false
+	l.ref(i, j)
+}
+
+// ref records src[i:j] unless it is a declared name.
+func (l *lexer) ref(i, j int) {
 	for l.ei < len(l.excl) && int(l.excl[l.ei].end) <= i {
 		l.ei++
 	}
 	if l.ei < len(l.excl) && int(l.excl[l.ei].start) <= i {
 		return
 	}
-	if _, ok := l.refs[string(w)]; !ok {
-		l.refs[string(w)] = struct{}{}
-	}
+	l.refs.add(uint32(i), uint32(j))
 }
 
 // ident returns the end of the identifier starting at i, or i.
@@ -346,10 +452,19 @@ func (l *lexer) quoted(i int, q byte, multiline bool) int {
 // until returns the end of a literal from i to the delimiter, without
 // escapes.
 func (l *lexer) until(i int, delim string) int {
-	if k := strings.Index(string(l.src[i:]), delim); k >= 0 {
-		return i + k + len(delim)
+	if i >= len(l.src) {
+		return len(l.src)
 	}
-	return len(l.src)
+	var k int
+	if len(delim) == 1 {
+		k = bytes.IndexByte(l.src[i:], delim[0])
+	} else {
+		k = bytes.Index(l.src[i:], []byte(delim))
+	}
+	if k < 0 {
+		return len(l.src)
+	}
+	return i + k + len(delim)
 }
 
 // interpolated returns the end of an interpolated string from i (just after
@@ -439,12 +554,122 @@ func hasAt(src []byte, i int, s string) bool {
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
-func keywords(s string) map[string]bool {
-	m := map[string]bool{}
+// keywordSet is a small set of words, looked up without hashing: by length,
+// then first byte. The scanner asks it about every identifier.
+type keywordSet struct {
+	byLen [24][]string
+}
+
+func keywords(s string) *keywordSet {
+	k := &keywordSet{}
 	for _, w := range strings.Fields(s) {
-		m[w] = true
+		if len(w) >= len(k.byLen) {
+			panic("keyword too long: " + w)
+		}
+		k.byLen[len(w)] = append(k.byLen[len(w)], w)
 	}
-	return m
+	return k
+}
+
+func (k *keywordSet) has(w []byte) bool {
+	if len(w) >= len(k.byLen) {
+		return false
+	}
+	for _, s := range k.byLen[len(w)] {
+		if s[0] == w[0] && string(w) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// wordSet is the set of distinct words of the source, kept as spans until
+// the end so that a repeated identifier costs a hash and a compare, not an
+// allocation: open addressing, FNV-1a, at most half full.
+type wordSet struct {
+	src   []byte
+	slots []span // end == 0: empty
+	n     int
+}
+
+func (s *wordSet) add(start, end uint32) {
+	if s.slots == nil {
+		s.slots = make([]span, 256)
+	}
+	w := s.src[start:end]
+	mask := uint32(len(s.slots) - 1)
+	for i := fnv(w) & mask; ; i = (i + 1) & mask {
+		e := s.slots[i]
+		if e.end == 0 {
+			s.slots[i] = span{start, end}
+			if s.n++; 2*s.n > len(s.slots) {
+				s.grow()
+			}
+			return
+		}
+		if e.end-e.start == end-start && bytes.Equal(s.src[e.start:e.end], w) {
+			return
+		}
+	}
+}
+
+func (s *wordSet) grow() {
+	old := s.slots
+	s.slots = make([]span, 2*len(old))
+	mask := uint32(len(s.slots) - 1)
+	for _, e := range old {
+		if e.end == 0 {
+			continue
+		}
+		i := fnv(s.src[e.start:e.end]) & mask
+		for s.slots[i].end != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = e
+	}
+}
+
+// strings returns the words, sorted. The sort compares an 8-byte prefix
+// as an integer first: most words differ there, and integer compares are
+// much cheaper than string compares.
+func (s *wordSet) strings() []string {
+	type keyed struct {
+		key uint64
+		s   string
+	}
+	ks := make([]keyed, 0, s.n)
+	for _, e := range s.slots {
+		if e.end != 0 {
+			w := s.src[e.start:e.end]
+			var key uint64
+			for i := range 8 {
+				key <<= 8
+				if i < len(w) {
+					key |= uint64(w[i])
+				}
+			}
+			ks = append(ks, keyed{key, string(w)})
+		}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		return strings.Compare(a.s, b.s)
+	})
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.s
+	}
+	return out
+}
+
+func fnv(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 // Literal strings of each language.
@@ -564,7 +789,7 @@ func (l *lexer) rustQuote(i int) int {
 	return i + 1
 }
 
-// rustPrefixed handles b"", b'', r"", r#""#, br"", c"", cr#""# and raw
+// rustPrefixed handles b"", b”, r"", r#""#, br"", c"", cr#""# and raw
 // identifiers (r#type).
 func rustPrefixed(l *lexer, i, j int) int {
 	src := l.src
@@ -587,7 +812,7 @@ func rustPrefixed(l *lexer, i, j int) int {
 		}
 		if p == "r" && k == j+1 {
 			if e := l.ident(k); e > k {
-				l.word(k, e)
+				l.ref(k, e) // r#type: a keyword used as an identifier
 				return e
 			}
 		}
@@ -628,7 +853,7 @@ func cPrefixed(l *lexer, i, j int) int {
 	return -1
 }
 
-// csStr handles "", '', verbatim @"", interpolated $"" (and $@"", @$""),
+// csStr handles "", ”, verbatim @"", interpolated $"" (and $@"", @$""),
 // and raw """ """ strings, interpolated or not.
 func csStr(l *lexer, i int) int {
 	src := l.src
@@ -748,7 +973,7 @@ var (
 			char8_t char16_t char32_t`),
 	}
 	csharpLex = &lexSpec{
-		slashComments: true, preproc: true,
+		slashComments: true, preproc: true, csharp: true,
 		str: csStr,
 		keywords: keywords(`abstract as base bool break byte case catch char
 			checked class const continue decimal default delegate do double else

@@ -1,9 +1,7 @@
-; C symbols, includes and doc comments; cpp.scm is appended to it for C++.
+; C symbols and includes; cpp.scm is appended to it for C++.
 ; See doc.go for the capture names. Declarations are matched wherever they
 ; are (inside #if blocks, extern "C", namespaces); those inside function
 ; bodies are locals and the extractor drops them.
-
-(comment) @comment
 
 (preproc_include path: (string_literal) @import.path) @import.include
 (preproc_include path: (system_lib_string) @import.path @import.system) @import.include

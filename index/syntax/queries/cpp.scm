@@ -34,10 +34,11 @@
   (declaration
     declarator: (function_declarator
       declarator: [(destructor_name) (operator_name)] @name)) @definition.method)
+; (A pure virtual method is a function definition without a body.)
 (function_definition
   declarator: (function_declarator
-    declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
-  body: (_) @body) @definition.method
+    declarator: [(field_identifier) (destructor_name) (operator_name)] @name)) @definition.method
+(function_definition body: (_) @body) @definition
 (function_definition
   declarator: [(function_declarator declarator: (qualified_identifier) @name)
                (pointer_declarator
@@ -57,3 +58,6 @@
   (function_definition declarator: (field_identifier) @name) @definition.field)
 
 (alias_declaration name: (type_identifier) @name) @definition.type
+
+; Declarations inside lambdas are locals.
+(lambda_expression) @local

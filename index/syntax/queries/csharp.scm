@@ -1,7 +1,4 @@
-; C# symbols, using directives and doc comments. See doc.go for the capture
-; names.
-
-(comment) @comment
+; C# symbols and using directives. See doc.go for the capture names.
 
 ; The whole directive is the path; the extractor drops `global`, `using`,
 ; `static`, an alias `X =` and the semicolon.
@@ -45,16 +42,21 @@
 (property_declaration name: (identifier) @name) @definition.property
 (property_declaration accessors: (accessor_list) @body) @definition
 (event_declaration name: (identifier) @name) @definition.property
+(event_declaration accessors: (accessor_list) @body) @definition
 (field_declaration
   (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
 (event_field_declaration
   (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
 (enum_member_declaration name: (identifier) @name) @definition.enum_member
 
-; Visibility: public or protected, but not `private protected`; members of
-; interfaces and enums are public.
+; Visibility: public or protected, but not `private protected`; namespaces
+; and members of interfaces and enums are public.
 (_ (modifier "public") @exported) @definition
 (_ (modifier "protected") @exported) @definition
 (_ (modifier "private") @unexported) @definition
+[(namespace_declaration) (file_scoped_namespace_declaration)] @definition @exported
 (interface_declaration body: (declaration_list (_) @definition @exported))
 (enum_member_declaration_list (enum_member_declaration) @definition @exported)
+
+; Declarations inside lambdas and anonymous methods are locals.
+[(lambda_expression) (anonymous_method_expression)] @local

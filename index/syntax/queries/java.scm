@@ -1,6 +1,4 @@
-; Java symbols, imports and doc comments. See doc.go for the capture names.
-
-[(line_comment) (block_comment)] @comment
+; Java symbols and imports. See doc.go for the capture names.
 
 (package_declaration [(scoped_identifier) (identifier)] @package)
 
@@ -66,3 +64,7 @@
 (interface_body (_) @definition @exported)
 (annotation_type_body (_) @definition @exported)
 (enum_body (enum_constant) @definition @exported)
+
+; Declarations inside lambdas and anonymous classes are locals.
+(lambda_expression) @local
+(object_creation_expression (class_body) @local)

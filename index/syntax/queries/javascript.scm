@@ -1,7 +1,4 @@
-; JavaScript (and JSX) symbols, imports and doc comments. See doc.go for the
-; capture names.
-
-(comment) @comment
+; JavaScript (and JSX) symbols and imports. See doc.go for the capture names.
 
 ; JSX text is prose, not code: no references in it.
 (jsx_text) @text
@@ -59,7 +56,7 @@
 (variable_declarator
   value: [(arrow_function) (function_expression)]) @definition.function
 (variable_declarator
-  value: [(arrow_function body: (statement_block) @body)
+  value: [(arrow_function body: (_) @body)
           (function_expression body: (statement_block) @body)]) @definition
 
 ; A declaration is the range of its declarator, an export statement the
@@ -78,3 +75,7 @@
   !source
   (export_clause (export_specifier name: (_) @export.name)))
 (export_statement value: (identifier) @export.name)
+
+; Declarations inside function expressions and arrow functions (callbacks,
+; immediately invoked functions) are locals.
+[(arrow_function) (function_expression) (generator_function)] @local

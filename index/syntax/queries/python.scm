@@ -1,7 +1,4 @@
-; Python symbols, imports and doc comments. See doc.go for the capture
-; names.
-
-(comment) @comment
+; Python symbols and imports. See doc.go for the capture names.
 
 ; Imports: `import a.b`, `import a.b as c`, `from .x import y` (the module
 ; name keeps its leading dots), `from __future__ import x`.

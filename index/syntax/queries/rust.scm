@@ -1,6 +1,4 @@
-; Rust symbols, imports and doc comments. See doc.go for the capture names.
-
-[(line_comment) (block_comment)] @comment
+; Rust symbols and imports. See doc.go for the capture names.
 
 ; Attributes sit between an item and its doc comment.
 (attribute_item) @attribute
@@ -54,9 +52,12 @@
     [(function_item name: (identifier) @name) @definition.method
      (function_signature_item name: (identifier) @name) @definition.method]))
 
-; Visibility: `pub` of any kind. Methods of a trait impl cannot carry one and
-; are as visible as the trait.
+; Visibility: `pub` of any kind. The items of a trait impl cannot carry one
+; and are as visible as the trait.
 (_ (visibility_modifier) @exported) @definition
 (impl_item
   trait: (_)
-  body: (declaration_list (function_item) @definition @exported))
+  body: (declaration_list (_) @definition @exported))
+
+; Declarations inside closures are locals.
+(closure_expression) @local

@@ -1,8 +1,5 @@
-; TypeScript symbols, imports and doc comments. Shared by the typescript and
-; tsx grammars (tsx.scm adds the JSX-only patterns). See doc.go for the
-; capture names.
-
-(comment) @comment
+; TypeScript symbols and imports, shared by the typescript and tsx grammars
+; (tsx.scm adds the JSX-only patterns). See doc.go for the capture names.
 
 ; Imports: static imports, re-exports, import("x"), require("x") and
 ; `import x = require("x")`.
@@ -106,7 +103,7 @@
 (variable_declarator
   value: [(arrow_function) (function_expression)]) @definition.function
 (variable_declarator
-  value: [(arrow_function body: (statement_block) @body)
+  value: [(arrow_function body: (_) @body)
           (function_expression body: (statement_block) @body)]) @definition
 
 ; A declaration is the range of its declarator, an export statement the
@@ -116,6 +113,7 @@
 (internal_module
   body: (statement_block [(lexical_declaration) (variable_declaration)] @range))
 (export_statement declaration: (_)) @range
+(ambient_declaration) @range
 
 ; Exports: an export statement makes what it declares exported; `export { a, b as c }` and `export default a` export local
 ; names.
@@ -131,3 +129,7 @@
 ; Private members are not exported even in an exported class.
 (class_body
   (_ (accessibility_modifier "private") @unexported) @definition)
+
+; Declarations inside function expressions and arrow functions (callbacks,
+; immediately invoked functions) are locals.
+[(arrow_function) (function_expression) (generator_function)] @local

@@ -1,0 +1,403 @@
+package syntax_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+var update = flag.Bool("update", false, "rewrite the want.json and want.txt sections of testdata/*.txtar")
+
+func TestLanguageForPath(t *testing.T) {
+	tests := []struct {
+		path string
+		want syntax.Language
+	}{
+		{"main.go", syntax.Go},
+		{"a/b/c.ts", syntax.TypeScript},
+		{"x.mts", syntax.TypeScript},
+		{"x.cts", syntax.TypeScript},
+		{"types.d.ts", syntax.TypeScript},
+		{"App.tsx", syntax.TSX},
+		{"x.js", syntax.JavaScript},
+		{"x.mjs", syntax.JavaScript},
+		{"x.cjs", syntax.JavaScript},
+		{"x.jsx", syntax.JavaScript},
+		{"x.py", syntax.Python},
+		{"x.pyi", syntax.Python},
+		{"X.java", syntax.Java},
+		{"lib.rs", syntax.Rust},
+		{"x.c", syntax.C},
+		{"x.h", syntax.C},
+		{"x.cc", syntax.CPP},
+		{"x.cpp", syntax.CPP},
+		{"x.cxx", syntax.CPP},
+		{"x.c++", syntax.CPP},
+		{"x.C", syntax.CPP},
+		{"x.hpp", syntax.CPP},
+		{"x.hh", syntax.CPP},
+		{"x.hxx", syntax.CPP},
+		{"x.h++", syntax.CPP},
+		{"x.ipp", syntax.CPP},
+		{"x.cs", syntax.CSharp},
+		{`C:\src\x.cs`, syntax.CSharp},
+		{"README.md", ""},
+		{"Makefile", ""},
+		{"x.GO", ""},
+		{"x.H", ""},
+		{"go", ""},
+		{".go", syntax.Go},
+		{"dir.go/file", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, syntax.LanguageForPath(tt.path)); diff != "" {
+				t.Errorf("LanguageForPath(%q) mismatch (-want +got):\n%s", tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestParseUnsupported(t *testing.T) {
+	for _, lang := range []syntax.Language{"", "cobol"} {
+		_, err := syntax.Parse(context.Background(), lang, []byte("x"))
+		if !errors.Is(err, syntax.ErrUnsupported) {
+			t.Errorf("Parse(%q) error = %v, want ErrUnsupported", lang, err)
+		}
+		_, err = syntax.NewDoc(context.Background(), lang, []byte("x"))
+		if !errors.Is(err, syntax.ErrUnsupported) {
+			t.Errorf("NewDoc(%q) error = %v, want ErrUnsupported", lang, err)
+		}
+	}
+}
+
+// TestParseEmpty checks the shape of the File of an empty source: empty,
+// not nil, lists, so that JSON has [] rather than null.
+func TestParseEmpty(t *testing.T) {
+	for _, lang := range syntax.Languages {
+		f, err := syntax.Parse(context.Background(), lang, nil)
+		if err != nil {
+			t.Fatalf("Parse(%s, nil): %v", lang, err)
+		}
+		want := &syntax.File{Language: lang, Symbols: []syntax.Symbol{}, Imports: []syntax.Import{}, Refs: []string{}}
+		if diff := cmp.Diff(want, f); diff != "" {
+			t.Errorf("Parse(%s, nil) mismatch (-want +got):\n%s", lang, diff)
+		}
+	}
+}
+
+func TestParseErrorsRecovered(t *testing.T) {
+	src := []byte("package p\n\nfunc A() {\n\nfunc B() {}\n\ntype T struct {\n")
+	f, err := syntax.Parse(context.Background(), syntax.Go, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.HasErrors {
+		t.Errorf("HasErrors = false for %q", src)
+	}
+	if len(f.Symbols) == 0 {
+		t.Errorf("no symbols recovered from %q", src)
+	}
+}
+
+// TestGolden parses the sources of every testdata/<lang>.txtar and compares
+// the Files with its want.json section, and a readable rendering of them
+// (the section to review by eye) with want.txt. The fixtures must be free
+// of syntax errors. go test -update rewrites both sections.
+func TestGolden(t *testing.T) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]*syntax.File{}
+			var text strings.Builder
+			var sources []txtar.File
+			for _, f := range ar.Files {
+				if f.Name == "want.json" || f.Name == "want.txt" {
+					continue
+				}
+				sources = append(sources, f)
+				lang := syntax.LanguageForPath(f.Name)
+				file, err := syntax.Parse(context.Background(), lang, f.Data)
+				if err != nil {
+					t.Fatalf("Parse(%s): %v", f.Name, err)
+				}
+				if file.HasErrors {
+					t.Errorf("%s: the fixture has syntax errors", f.Name)
+				}
+				got[f.Name] = file
+				render(&text, f.Name, f.Data, file)
+			}
+			gotJSON, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotJSON = append(gotJSON, '\n')
+			if *update {
+				ar.Files = append(sources,
+					txtar.File{Name: "want.txt", Data: []byte(text.String())},
+					txtar.File{Name: "want.json", Data: gotJSON})
+				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var want map[string]*syntax.File
+			wantText := ""
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "want.json":
+					if err := json.Unmarshal(f.Data, &want); err != nil {
+						t.Fatalf("want.json: %v", err)
+					}
+				case "want.txt":
+					wantText = string(f.Data)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Files mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantText, text.String()); diff != "" {
+				t.Errorf("want.txt mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// render writes a File the way a reviewer reads it: the source text of
+// every range next to the symbol.
+func render(w *strings.Builder, name string, src []byte, f *syntax.File) {
+	text := func(r syntax.Range) string { return string(src[r.StartByte:r.EndByte]) }
+	pos := func(r syntax.Range) string {
+		return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line+1, r.Start.Column+1, r.End.Line+1, r.End.Column+1)
+	}
+	fmt.Fprintf(w, "== %s (%s)\n", name, f.Language)
+	if f.Package != "" {
+		fmt.Fprintf(w, "package %s\n", f.Package)
+	}
+	if f.Namespaces != nil {
+		fmt.Fprintf(w, "namespaces %s\n", strings.Join(f.Namespaces, " "))
+	}
+	for _, im := range f.Imports {
+		sys := ""
+		if im.System {
+			sys = " system"
+		}
+		fmt.Fprintf(w, "import %s %q%s %s\n", im.Kind, im.Path, sys, pos(im.Range))
+	}
+	for _, s := range f.Symbols {
+		exp := ""
+		if s.Exported {
+			exp = " exported"
+		}
+		fmt.Fprintf(w, "%s %s%s %s\n", s.Kind, s.QualifiedName, exp, pos(s.Range))
+		fmt.Fprintf(w, "\tsig %q\n", text(s.Signature))
+		if !s.Doc.IsZero() {
+			fmt.Fprintf(w, "\tdoc %q\n", text(s.Doc))
+		}
+		if s.Bases != nil {
+			fmt.Fprintf(w, "\tbases %s\n", strings.Join(s.Bases, ", "))
+		}
+	}
+	fmt.Fprintf(w, "refs %s\n", strings.Join(f.Refs, " "))
+}
+
+// goldenSources returns the sources of the golden file of lang.
+func goldenSources(t testing.TB, lang syntax.Language) []txtar.File {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata", string(lang)+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []txtar.File
+	for _, f := range ar.Files {
+		if syntax.LanguageForPath(f.Name) == lang {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s sources in testdata/%s.txtar", lang, lang)
+	}
+	return out
+}
+
+// TestConcurrentParse parses a different language in each of 8 goroutines
+// at once, repeatedly, while another goroutine forces collections, and
+// checks every result against a sequential parse. Run it with -race.
+func TestConcurrentParse(t *testing.T) {
+	type job struct {
+		lang syntax.Language
+		src  []byte
+		want *syntax.File
+	}
+	var jobs []job
+	for _, lang := range syntax.Languages {
+		src := goldenSources(t, lang)[0].Data
+		want, err := syntax.Parse(context.Background(), lang, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, job{lang, src, want})
+	}
+	stop := make(chan struct{})
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 30 {
+				j := jobs[(g+i)%len(jobs)]
+				got, err := syntax.Parse(context.Background(), j.lang, j.src)
+				if err != nil {
+					t.Errorf("Parse(%s): %v", j.lang, err)
+					return
+				}
+				if diff := cmp.Diff(j.want, got); diff != "" {
+					t.Errorf("concurrent Parse(%s) mismatch (-want +got):\n%s", j.lang, diff)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-gcDone
+}
+
+func TestParseCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := syntax.Parse(ctx, syntax.Go, []byte("package p"))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Parse with a cancelled context: error = %v, want context.Canceled", err)
+	}
+}
+
+// TestParseCancelledMidway cancels parses of a large file while they run,
+// then checks that parsers left in the pool still parse correctly: a
+// cancelled parse must not poison later ones.
+func TestParseCancelledMidway(t *testing.T) {
+	var big bytes.Buffer
+	big.WriteString("package p\n")
+	for i := range 40000 {
+		fmt.Fprintf(&big, "func f%d(a, b int) int { return a*b + %d }\n", i, i)
+	}
+	small := goldenSources(t, syntax.Go)[0].Data
+	want, err := syntax.Parse(context.Background(), syntax.Go, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := 0
+	for i := range 6 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i)*time.Millisecond)
+		_, err := syntax.Parse(ctx, syntax.Go, big.Bytes())
+		cancel()
+		if err != nil {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Parse cancelled midway: error = %v, want context.DeadlineExceeded", err)
+			}
+			cancelled++
+		}
+		for range 3 {
+			got, err := syntax.Parse(context.Background(), syntax.Go, small)
+			if err != nil {
+				t.Fatalf("Parse after a cancelled parse: %v", err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("Parse after a cancelled parse mismatch (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if cancelled == 0 {
+		t.Log("no parse was cancelled midway (machine too fast for the timeouts)")
+	}
+}
+
+func TestDoc(t *testing.T) {
+	ctx := context.Background()
+	v1 := []byte("package p\n\nfunc A() {}\n")
+	v2 := []byte("package p\n\n// B is new.\nfunc B() {}\n\nfunc A() {}\n")
+	d, err := syntax.NewDoc(ctx, syntax.Go, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	want1, _ := syntax.Parse(ctx, syntax.Go, v1)
+	if diff := cmp.Diff(want1, d.File()); diff != "" {
+		t.Errorf("NewDoc File mismatch (-want +got):\n%s", diff)
+	}
+	got, err := d.Update(ctx, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, _ := syntax.Parse(ctx, syntax.Go, v2)
+	if diff := cmp.Diff(want2, got); diff != "" {
+		t.Errorf("Update mismatch (-want +got):\n%s", diff)
+	}
+	if got != d.File() {
+		t.Errorf("File() is not the File Update returned")
+	}
+
+	// A cancelled update keeps the document as it was.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := d.Update(cctx, v1); !errors.Is(err, context.Canceled) {
+		t.Errorf("Update with a cancelled context: error = %v, want context.Canceled", err)
+	}
+	if diff := cmp.Diff(want2, d.File()); diff != "" {
+		t.Errorf("File after a cancelled Update mismatch (-want +got):\n%s", diff)
+	}
+	got, err = d.Update(ctx, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want1, got); diff != "" {
+		t.Errorf("Update back mismatch (-want +got):\n%s", diff)
+	}
+
+	// After Close, File still answers and Update parses from scratch.
+	d.Close()
+	if diff := cmp.Diff(want1, d.File()); diff != "" {
+		t.Errorf("File after Close mismatch (-want +got):\n%s", diff)
+	}
+	got, err = d.Update(ctx, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want2, got); diff != "" {
+		t.Errorf("Update after Close mismatch (-want +got):\n%s", diff)
+	}
+}
