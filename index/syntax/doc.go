@@ -143,6 +143,7 @@
 //
 // Go, the language of the corpus benchmarks, lets its patterns start only at
 // the root's children (tree-sitter's max start depth): tree-sitter then never
-// walks into function bodies. Matches are read from the C query cursor in
+// walks into function bodies. In a file with syntax errors, a declaration
+// that error recovery nested deeper (inside an ERROR node) is then missed. Matches are read from the C query cursor in
 // batches (cursor.go) rather than through go-tree-sitter's per-node API.
 package syntax

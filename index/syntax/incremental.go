@@ -45,8 +45,9 @@ func NewDoc(ctx context.Context, lang Language, src []byte) (*Doc, error) {
 // suffix of the old and new text, so that a keystroke reparses only the
 // region around it. When the result has syntax errors, Update parses the
 // text again from scratch, a full parse: tree-sitter's error recovery
-// differs between incremental and fresh parses. On error (ctx done) the document keeps its previous text, tree and File. Update keeps
-// its own copy of src.
+// differs between incremental and fresh parses. On error (ctx done) the
+// document keeps its previous text, tree and File. Update keeps its own
+// copy of src.
 func (d *Doc) Update(ctx context.Context, src []byte) (*File, error) {
 	old := d.src
 	pre, suf := commonAffixes(old, src)
@@ -64,7 +65,10 @@ func (d *Doc) Update(ctx context.Context, src []byte) (*File, error) {
 	}
 	// Edit a copy (cheap: tree-sitter trees are reference counted and
 	// edited copy-on-write) so that a cancelled reparse leaves the document
-	// as it was.
+	// as it was. go-tree-sitter's Tree.Edit passes the old end point as the
+	// new one; the reparse repairs the tree (the fuzz test checks every
+	// edit), and the extractor computes points from bytes, never from the
+	// tree.
 	var edited *sitter.Tree
 	if d.tree != nil {
 		edited = d.tree.Copy()
