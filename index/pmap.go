@@ -3,7 +3,7 @@ package index
 import (
 	"maps"
 	"slices"
-	"sync"
+	"sync/atomic"
 )
 
 // compactAt is the delta size at which a layered map folds its delta into a
@@ -21,8 +21,7 @@ type layered[V any] struct {
 	delta map[string]*V // nil pointer: deleted
 	n     int           // number of live entries
 
-	keysOnce sync.Once
-	keys     []string
+	keys atomic.Pointer[[]string] // sorted keys, computed on first use
 }
 
 func newLayered[V any](m map[string]V) *layered[V] {
@@ -76,6 +75,11 @@ func (l *layered[V]) With(k string, v V, del bool) *layered[V] {
 	if len(delta) >= compactAt {
 		out = out.compact()
 	}
+	if had && !del {
+		// Same key set: an edit of an open file must not re-sort the
+		// workspace's paths on every keystroke.
+		out.keys.Store(l.keys.Load())
+	}
 	return out
 }
 
@@ -101,14 +105,16 @@ func (l *layered[V]) Range(f func(k string, v V)) {
 	}
 }
 
-// Keys returns the sorted keys, computed once per map and shared: callers
-// must not modify the slice.
+// Keys returns the sorted keys, computed on first use and shared with the
+// maps derived by replacing a value: callers must not modify the slice.
+// Concurrent first calls may both compute it; they store equal slices.
 func (l *layered[V]) Keys() []string {
-	l.keysOnce.Do(func() {
-		keys := make([]string, 0, l.n)
-		l.Range(func(k string, _ V) { keys = append(keys, k) })
-		slices.Sort(keys)
-		l.keys = keys
-	})
-	return l.keys
+	if k := l.keys.Load(); k != nil {
+		return *k
+	}
+	keys := make([]string, 0, l.n)
+	l.Range(func(k string, _ V) { keys = append(keys, k) })
+	slices.Sort(keys)
+	l.keys.Store(&keys)
+	return keys
 }
