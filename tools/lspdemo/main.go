@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd/handlers"
@@ -114,6 +115,50 @@ func run(binary, root, file string) error {
 		if d.SHA256 != want {
 			return fmt.Errorf("server content differs from the expected edit")
 		}
+	}
+
+	m, err = c.Call(ctx, 4, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if err := check(m, err); err != nil {
+		return fmt.Errorf("documentSymbol: %w", err)
+	}
+	var syms []struct {
+		Name     string
+		Children []struct{ Name string }
+	}
+	if err := json.Unmarshal(m.Result, &syms); err != nil {
+		return err
+	}
+	var outline []string
+	for _, s := range syms {
+		outline = append(outline, fmt.Sprintf("%s(%d)", s.Name, len(s.Children)))
+	}
+	fmt.Printf("  %-18s %d top-level symbols: %s\n", "documentSymbol", len(syms), strings.Join(outline, " "))
+
+	m, err = c.Call(ctx, 5, "workspace/symbol", map[string]any{"query": "Store"})
+	if err := check(m, err); err != nil {
+		return fmt.Errorf("workspace/symbol: %w", err)
+	}
+	var found []struct {
+		Name     string
+		Location struct{ URI string }
+	}
+	if err := json.Unmarshal(m.Result, &found); err != nil {
+		return err
+	}
+	for _, f := range found {
+		fmt.Printf("  %-18s %s in %s\n", "workspace/symbol", f.Name, strings.TrimPrefix(f.Location.URI, fileURI(absRoot)+"/"))
+	}
+
+	// workspace/symbol waited for the initial scan, so the index is ready.
+	m, err = c.Call(ctx, 6, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus"})
+	if err := check(m, err); err != nil {
+		return fmt.Errorf("ctxd.indexStatus: %w", err)
+	}
+	if err := json.Unmarshal(m.Result, &st); err != nil {
+		return err
+	}
+	for _, r := range st.Index.Roots {
+		fmt.Printf("  %-18s index %s, snapshot %d: %d files %v, %d symbols, skipped %v\n", "ctxd.indexStatus", st.Index.State, st.Index.SnapshotVersion, r.Files, r.FilesByLanguage, r.Symbols, r.SkippedByReason)
 	}
 
 	m, err = c.Call(ctx, 3, "shutdown", nil)
