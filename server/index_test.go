@@ -162,6 +162,23 @@ func TestIndexOverLSP(t *testing.T) {
 		t.Error("status leaks file contents")
 	}
 
+	// A folder added later is indexed; a removed one disappears.
+	other := workspace(t, "-- lib/extra.py --\ndef extra_helper():\n    pass\n")
+	h.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []map[string]any{{"uri": index.PathToURI(other), "name": "other"}}, "removed": []any{},
+	}})
+	m = h.call(7, "workspace/symbol", map[string]any{"query": "extra_helper"})
+	if !strings.Contains(string(m.Result), "lib/extra.py") {
+		t.Errorf("symbol of the added folder not found: %s", m.Result)
+	}
+	h.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{}, "removed": []map[string]any{{"uri": index.PathToURI(other), "name": "other"}},
+	}})
+	m = h.call(8, "workspace/symbol", map[string]any{"query": "extra_helper"})
+	if string(m.Result) != "[]" {
+		t.Errorf("symbol of the removed folder still found: %s", m.Result)
+	}
+
 	// Bad watched-file params name the field.
 	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": uri("x"), "type": 9}}})
 	h.status(6)
