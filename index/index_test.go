@@ -11,29 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 )
 
-// writeTree writes a txtar archive's files under a new temporary directory
-// and returns it (resolved, so paths compare equal to the index's).
-func writeTree(t testing.TB, archive string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range txtar.Parse([]byte(archive)).Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// writeTree writes a txtar workspace; see indextest.WriteTree.
+var writeTree = indextest.WriteTree
 
 // testCtx bounds a test's waits so a bug shows as a failure, not a hang.
 func testCtx(t testing.TB) context.Context {

@@ -8,30 +8,13 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/server/lsptest"
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 )
 
-// workspace writes a txtar archive to a new directory and returns its
-// resolved path.
-func workspace(t *testing.T, archive string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range txtar.Parse([]byte(archive)).Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// workspace writes a txtar workspace; see indextest.WriteTree.
+var workspace = indextest.WriteTree
 
 const indexedWorkspace = `
 -- go.mod --
