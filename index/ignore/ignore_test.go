@@ -250,7 +250,8 @@ func TestDenyCannotBeReincluded(t *testing.T) {
 }
 
 func TestDenyIsShared(t *testing.T) {
-	if ignore.Deny() != ignore.Deny() {
+	first, second := ignore.Deny(), ignore.Deny()
+	if first != second {
 		t.Error("Deny returned two different Rules")
 	}
 	if diff := cmp.Diff([]any{"", "deny"}, []any{ignore.Deny().Dir(), ignore.Deny().Source()}); diff != "" {
