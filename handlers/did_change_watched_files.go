@@ -31,16 +31,17 @@ func (p *didChangeWatchedFilesParams) validate() error {
 }
 
 // DidChangeWatchedFiles handles workspace/didChangeWatchedFiles: the index
-// re-reads the changed paths (open documents keep their buffer).
+// re-reads the changed paths (open documents keep their buffer). The change
+// type is validated but not needed: the disk says what happened.
 func DidChangeWatchedFiles(ctx context.Context, s *Session, raw json.RawMessage) error {
 	var p didChangeWatchedFilesParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	events := make([]index.FileEvent, len(p.Changes))
+	uris := make([]string, len(p.Changes))
 	for i, c := range p.Changes {
-		events[i] = index.FileEvent{URI: index.NormalizeURI(*c.URI), Type: index.FileEventType(*c.Type)}
+		uris[i] = index.NormalizeURI(*c.URI)
 	}
-	s.Index.FilesChanged(ctx, events)
+	s.Index.FilesChanged(ctx, uris)
 	return nil
 }

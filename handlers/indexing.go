@@ -102,5 +102,5 @@ func (s *Session) indexDocument(ctx context.Context, uri string) {
 	if doc.OutOfSync {
 		return
 	}
-	s.Index.ChangeDocument(ctx, uri, doc.Version, doc.Content)
+	s.Index.SetDocument(ctx, uri, doc.Version, doc.Content)
 }

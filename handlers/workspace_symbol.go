@@ -46,19 +46,18 @@ func WorkspaceSymbol(ctx context.Context, s *Session, raw json.RawMessage) (any,
 // since indexing is left out rather than reported at a wrong position.
 func workspaceSymbols(matches []index.SymbolMatch, enc position.Encoding) []protocol.SymbolInformation {
 	out := []protocol.SymbolInformation{}
-	mappers := map[*index.RootSnapshot]map[string]*position.Mapper{}
+	type file struct {
+		root *index.RootSnapshot
+		path string
+	}
+	mappers := map[file]*position.Mapper{}
 	for _, m := range matches {
-		byPath := mappers[m.Root]
-		if byPath == nil {
-			byPath = map[string]*position.Mapper{}
-			mappers[m.Root] = byPath
-		}
-		mp, seen := byPath[m.Path]
+		mp, seen := mappers[file{m.Root, m.Path}]
 		if !seen {
 			if text, err := m.Root.ReadText(m.Path); err == nil {
 				mp = position.NewMapper(text, enc)
 			}
-			byPath[m.Path] = mp
+			mappers[file{m.Root, m.Path}] = mp
 		}
 		if mp == nil {
 			continue

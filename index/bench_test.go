@@ -81,7 +81,7 @@ func BenchmarkDidChange(b *testing.B) {
 			src := x.Snapshot().Roots()[0].Root.Dir
 			uri := PathToURI(filepath.Join(src, "ctxdbench", fmt.Sprintf("five_%v.go", withGraph)))
 			text := fiveThousandLines()
-			x.OpenDocument(ctx, uri, 1, text)
+			x.SetDocument(ctx, uri, 1, text)
 			if withGraph {
 				x.Snapshot().Roots()[0].Graph() // the first build is not an edit
 			}
@@ -92,7 +92,7 @@ func BenchmarkDidChange(b *testing.B) {
 				v++
 				text = slices.Insert(slices.Clone(text), mid, 'x')
 				start := time.Now()
-				x.ChangeDocument(ctx, uri, v, text)
+				x.SetDocument(ctx, uri, v, text)
 				if withGraph {
 					x.Snapshot().Roots()[0].Graph()
 				}

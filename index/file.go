@@ -29,9 +29,6 @@ type File struct {
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`
 	Version int32 `json:"version,omitempty"`
-	// modTime (unix nanoseconds) and size let a rescan skip unchanged files
-	// cheaply; they never reach an output.
-	modTime int64
 }
 
 // SkipReason says why a path of the workspace is not indexed. The values are

@@ -60,22 +60,6 @@ type Progress struct {
 	Percentage int
 }
 
-// FileEvent is a change on disk reported by the editor's file watcher.
-type FileEvent struct {
-	URI  string
-	Type FileEventType
-}
-
-// FileEventType is what happened to a file on disk.
-type FileEventType int
-
-// File event types, numbered as LSP numbers them.
-const (
-	FileCreated FileEventType = 1
-	FileChanged FileEventType = 2
-	FileDeleted FileEventType = 3
-)
-
 // Index keeps the current [Snapshot] of the workspace up to date. Writers
 // (the server's notification loop and background scans) are serialized;
 // readers call [Index.Snapshot] and never block.
@@ -111,7 +95,6 @@ type scan struct {
 	loaded, total atomic.Int64 // files loaded and found, for status
 	cancel        context.CancelFunc
 	pending       map[string]bool // paths changed on disk while it ran
-	done          chan struct{}
 }
 
 // New returns an empty index with no roots.
@@ -147,16 +130,15 @@ func New(opts Options) *Index {
 // Snapshot returns the current snapshot. It never blocks.
 func (x *Index) Snapshot() *Snapshot { return x.cur.Load() }
 
-// publish installs the snapshot built by f from the current one. Callers
-// hold x.mu.
-func (x *Index) publish(roots []*RootSnapshot) *Snapshot {
+// publish installs the next snapshot, made of roots, and wakes the
+// waiters. Callers hold x.mu.
+func (x *Index) publish(roots []*RootSnapshot) {
 	old := x.cur.Load()
 	slices.SortFunc(roots, func(a, b *RootSnapshot) int { return strings.Compare(a.Root.Dir, b.Root.Dir) })
 	s := &Snapshot{version: old.version + 1, roots: roots}
 	x.cur.Store(s)
 	close(x.notify)
 	x.notify = make(chan struct{})
-	return s
 }
 
 // WaitFor blocks until cond holds for the current snapshot, or ctx ends.
@@ -256,12 +238,11 @@ func (x *Index) startScan(root Root) *RootSnapshot {
 	cache := x.caches[root.Dir]
 	r = x.withOpenDocs(r)
 	ctx, cancel := context.WithCancel(context.Background())
-	sc := &scan{cancel: cancel, pending: map[string]bool{}, done: make(chan struct{})}
+	sc := &scan{cancel: cancel, pending: map[string]bool{}}
 	x.scans[root.Dir] = sc
 	x.wg.Add(1)
 	go func() {
 		defer x.wg.Done()
-		defer close(sc.done)
 		x.runScan(ctx, root, realDir, sc, checker, cache)
 	}()
 	return r
@@ -285,9 +266,11 @@ func (x *Index) withOpenDocs(r *RootSnapshot) *RootSnapshot {
 
 // relIn returns the path of uri relative to root r.
 func (x *Index) relIn(r *RootSnapshot, uri string) (string, bool) {
-	s := &Snapshot{roots: []*RootSnapshot{r}}
-	_, rel, ok := s.Locate(uri)
-	return rel, ok
+	p, err := URIToPath(uri)
+	if err != nil {
+		return "", false
+	}
+	return r.relOf(p)
 }
 
 func (x *Index) progress(p Progress) {
@@ -301,15 +284,15 @@ func (x *Index) progress(p Progress) {
 func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) {
 	x.progress(Progress{Kind: "begin", Root: root.URI})
 	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, cache.parseFunc(), sc)
+	// The end is reported after x.mu is released: the client's progress
+	// UI must never be waited for while holding the writer lock.
+	defer x.progress(Progress{Kind: "end", Root: root.URI, Done: len(files), Total: len(files), Percentage: 100})
 	if ctx.Err() != nil {
-		x.progress(Progress{Kind: "end", Root: root.URI, Percentage: 100})
 		return
 	}
 	x.mu.Lock()
-	cur := x.rootByDir(root.Dir)
-	if cur == nil || x.scans[root.Dir] != sc {
+	if x.rootByDir(root.Dir) == nil || x.scans[root.Dir] != sc {
 		x.mu.Unlock()
-		x.progress(Progress{Kind: "end", Root: root.URI, Percentage: 100})
 		return
 	}
 	r := x.newRootSnapshot(root, realDir, StateReady)
@@ -338,7 +321,6 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 	}
 	x.replaceRoot(r)
 	x.mu.Unlock()
-	x.progress(Progress{Kind: "end", Root: root.URI, Done: len(files), Total: len(files), Percentage: 100})
 	hits, misses := cache.stats()
 	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses)
 	if err := cache.save(); err != nil {
@@ -441,19 +423,11 @@ func (x *Index) Status(withSkipped bool) Status {
 	return st
 }
 
-// OpenDocument records an editor buffer (didOpen, or a change after
-// [Index.ChangeDocument] is not applicable) and reparses it.
-func (x *Index) OpenDocument(ctx context.Context, uri string, version int32, text []byte) {
-	x.updateDoc(ctx, uri, version, text)
-}
-
-// ChangeDocument records the new full text of an open buffer; the kept
-// tree-sitter tree is edited and reparsed incrementally.
-func (x *Index) ChangeDocument(ctx context.Context, uri string, version int32, text []byte) {
-	x.updateDoc(ctx, uri, version, text)
-}
-
-func (x *Index) updateDoc(ctx context.Context, uri string, version int32, text []byte) {
+// SetDocument records the full text of an editor buffer (on didOpen and
+// after every didChange). The first call parses it; later calls edit the
+// kept tree-sitter tree and reparse incrementally. The buffer replaces the
+// file on disk in the index until [Index.CloseDocument].
+func (x *Index) SetDocument(ctx context.Context, uri string, version int32, text []byte) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed.Load() {
@@ -552,11 +526,14 @@ func (x *Index) checker(r *RootSnapshot) *ignore.Checker {
 	return c
 }
 
-// FilesChanged applies disk changes reported by the editor's watcher. A
-// change to an ignore file rescans the root, because it can change the
-// decision for any path. Open documents ignore disk changes: the buffer is
-// the truth until it is closed.
-func (x *Index) FilesChanged(ctx context.Context, events []FileEvent) {
+// FilesChanged applies disk changes reported by the editor's watcher for
+// the given file URIs. Whether a path was created, changed or deleted is
+// read from the disk, not from the event, so events that arrive late or
+// coalesced still leave the index equal to the disk. A change to an ignore
+// file rescans the root, because it can change the decision for any path.
+// Open documents ignore disk changes: the buffer is the truth until it is
+// closed.
+func (x *Index) FilesChanged(ctx context.Context, uris []string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed.Load() {
@@ -569,8 +546,8 @@ func (x *Index) FilesChanged(ctx context.Context, events []FileEvent) {
 	var changes []*rootChange
 	byDir := map[string]*rootChange{}
 	rescan := map[string]bool{}
-	for _, ev := range events {
-		r, rel, ok := x.Snapshot().Locate(NormalizeURI(ev.URI))
+	for _, uri := range uris {
+		r, rel, ok := x.Snapshot().Locate(NormalizeURI(uri))
 		if !ok {
 			continue
 		}
@@ -687,7 +664,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 		b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
 		return
 	} else {
-		c = candidate{rel: rel, abs: abs, size: info.Size(), modTime: info.ModTime().UnixNano()}
+		c = candidate{rel: rel, abs: abs}
 	}
 	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].parseFunc())
 	if f != nil {

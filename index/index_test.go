@@ -248,7 +248,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	v0 := x.Snapshot().Version()
 	uri := PathToURI(filepath.Join(dir, "a.go"))
 
-	x.OpenDocument(ctx, uri, 1, []byte("package a\n\nfunc Open() {}\n"))
+	x.SetDocument(ctx, uri, 1, []byte("package a\n\nfunc Open() {}\n"))
 	s1 := x.Snapshot()
 	if s1.Version() <= v0 {
 		t.Errorf("version did not increase: %d -> %d", v0, s1.Version())
@@ -257,7 +257,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	if !f.Open || f.Version != 1 || names(f) != "Open" {
 		t.Errorf("after open: %+v symbols %s", f, names(f))
 	}
-	x.ChangeDocument(ctx, uri, 2, []byte("package a\n\nfunc Open() {}\n\nfunc Added() {}\n"))
+	x.SetDocument(ctx, uri, 2, []byte("package a\n\nfunc Open() {}\n\nfunc Added() {}\n"))
 	if got := names(mustFile(t, x.Snapshot().Roots()[0], "a.go")); got != "Open,Added" {
 		t.Errorf("after change: symbols %s", got)
 	}
@@ -275,7 +275,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	}
 	// A denied file opened in the editor stays out of the index.
 	envURI := PathToURI(filepath.Join(dir, ".env"))
-	x.OpenDocument(ctx, envURI, 1, []byte("X=2\n"))
+	x.SetDocument(ctx, envURI, 1, []byte("X=2\n"))
 	if _, ok := x.Snapshot().Roots()[0].File(".env"); ok {
 		t.Error(".env indexed after didOpen")
 	}
@@ -313,10 +313,8 @@ func TestFilesChanged(t *testing.T) {
 	write("pkg/sub/x.go", "package sub\n")
 	write("secret.pem", "x")
 	os.Remove(filepath.Join(dir, "old.go"))
-	ev := func(rel string, typ FileEventType) FileEvent {
-		return FileEvent{URI: PathToURI(filepath.Join(dir, rel)), Type: typ}
-	}
-	x.FilesChanged(ctx, []FileEvent{ev("new.go", FileCreated), ev("a.go", FileChanged), ev("old.go", FileDeleted), ev("pkg", FileCreated), ev("secret.pem", FileCreated)})
+	ev := func(rel string) string { return PathToURI(filepath.Join(dir, rel)) }
+	x.FilesChanged(ctx, []string{ev("new.go"), ev("a.go"), ev("old.go"), ev("pkg"), ev("secret.pem")})
 	r := x.Snapshot().Roots()[0]
 	if diff := cmp.Diff([]string{"a.go", "new.go", "pkg/sub/x.go"}, r.Paths()); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
@@ -329,7 +327,7 @@ func TestFilesChanged(t *testing.T) {
 	}
 	// A new .gitignore rescans: pkg/ disappears.
 	write(".gitignore", "pkg/\n")
-	x.FilesChanged(ctx, []FileEvent{ev(".gitignore", FileCreated)})
+	x.FilesChanged(ctx, []string{ev(".gitignore")})
 	snap, err := x.Wait(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -352,22 +350,22 @@ func TestChangesDuringScan(t *testing.T) {
 	defer x.Close()
 	ctx := testCtx(t)
 	x.SetRoots([]Root{{URI: PathToURI(dir), Name: "ws", Dir: dir}})
-	var events []FileEvent
+	var events []string
 	for i := 0; i < 400; i += 7 {
 		rel := "f/" + itoa3(i) + ".go"
 		p := filepath.Join(dir, rel)
 		switch i % 3 {
 		case 0:
 			os.Remove(p)
-			events = append(events, FileEvent{URI: PathToURI(p), Type: FileDeleted})
+			events = append(events, PathToURI(p))
 		case 1:
 			os.WriteFile(p, []byte("package f\n\nfunc Changed"+itoa3(i)+"() {}\n"), 0o644)
-			events = append(events, FileEvent{URI: PathToURI(p), Type: FileChanged})
+			events = append(events, PathToURI(p))
 		case 2:
 			np := filepath.Join(dir, "g", itoa3(i)+".go")
 			os.MkdirAll(filepath.Dir(np), 0o755)
 			os.WriteFile(np, []byte("package g\n"), 0o644)
-			events = append(events, FileEvent{URI: PathToURI(np), Type: FileCreated})
+			events = append(events, PathToURI(np))
 		}
 		x.FilesChanged(ctx, events[len(events)-1:])
 	}

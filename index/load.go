@@ -19,7 +19,7 @@ type parseFunc func(ctx context.Context, lang syntax.Language, sha string, text 
 
 // loadText classifies, fingerprints and parses the bytes of one file. It
 // returns either the File or the reason it is skipped; never both.
-func loadText(ctx context.Context, rel string, data []byte, modTime int64, parse parseFunc) (*File, *Skipped) {
+func loadText(ctx context.Context, rel string, data []byte, parse parseFunc) (*File, *Skipped) {
 	cls := classify.Detect(data)
 	switch {
 	case cls.Binary:
@@ -39,7 +39,6 @@ func loadText(ctx context.Context, rel string, data []byte, modTime int64, parse
 		SHA256:    hex.EncodeToString(sum[:]),
 		ByteSize:  int64(len(data)),
 		LineCount: classify.LineCount(text),
-		modTime:   modTime,
 	}
 	if f.Language != "" {
 		sf, err := parse(ctx, f.Language, f.SHA256, text)
@@ -68,7 +67,7 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, parse parseFunc) 
 		}
 		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
 	}
-	return loadText(ctx, c.rel, data, c.modTime, parse)
+	return loadText(ctx, c.rel, data, parse)
 }
 
 type capError struct{ size int64 }
@@ -78,7 +77,8 @@ func (e *capError) Error() string {
 }
 
 // readCapped reads a whole file but refuses one larger than max without
-// reading it all, so a file that grew to gigabytes cannot exhaust memory.
+// reading more than max+1 bytes, so a file that grew to gigabytes since the
+// walk cannot exhaust memory.
 func readCapped(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -95,21 +95,12 @@ func readCapped(name string, max int64) ([]byte, error) {
 	if info.Size() > max {
 		return nil, &capError{size: info.Size()}
 	}
-	buf := make([]byte, 0, info.Size()+1)
-	for {
-		if int64(len(buf)) > max {
-			return nil, &capError{size: int64(len(buf))}
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return buf, nil
-			}
-			return nil, err
-		}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
 	}
+	if int64(len(data)) > max {
+		return nil, &capError{size: int64(len(data))}
+	}
+	return data, nil
 }

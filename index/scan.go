@@ -16,10 +16,8 @@ import (
 // candidate is a file the walk found worth reading: not ignored, not a
 // link out of the root.
 type candidate struct {
-	rel     string // workspace-relative, slash-separated
-	abs     string // the path to read (a link's resolved target)
-	size    int64
-	modTime int64
+	rel string // workspace-relative, slash-separated
+	abs string // the path to read (a link's resolved target)
 }
 
 // walkResult is the outcome of walking one root.
@@ -81,7 +79,7 @@ func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker,
 					res.skipped = append(res.skipped, tooLarge(rel, info.Size(), maxSize))
 					continue
 				}
-				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name()), size: info.Size(), modTime: info.ModTime().UnixNano()})
+				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name())})
 			default:
 				// Sockets, devices and pipes are never read: a read could block.
 				res.skipped = append(res.skipped, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
@@ -148,7 +146,7 @@ func resolveLink(realDir, rel string, checker *ignore.Checker, maxSize int64) (c
 	if info.Size() > maxSize {
 		return candidate{}, tooLarge(rel, info.Size(), maxSize), false
 	}
-	return candidate{rel: rel, abs: target, size: info.Size(), modTime: info.ModTime().UnixNano()}, Skipped{}, true
+	return candidate{rel: rel, abs: target}, Skipped{}, true
 }
 
 // within reports whether abs lies inside dir (both real, absolute paths)

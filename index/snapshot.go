@@ -102,16 +102,23 @@ func (s *Snapshot) Locate(uri string) (root *RootSnapshot, rel string, ok bool) 
 		return nil, "", false
 	}
 	for _, r := range s.roots {
-		for _, dir := range []string{r.Root.Dir, r.realDir} {
-			if rp, in := within(dir, p); in && rp != "" {
-				if root == nil || len(r.Root.Dir) > len(root.Root.Dir) {
-					root, rel = r, rp
-				}
-				break
-			}
+		if rp, in := r.relOf(p); in && (root == nil || len(r.Root.Dir) > len(root.Root.Dir)) {
+			root, rel = r, rp
 		}
 	}
 	return root, rel, root != nil
+}
+
+// relOf returns the absolute path p relative to the root, which it may
+// name by the folder's path or by its resolved real path; ok is false for
+// the root itself and for paths outside it.
+func (r *RootSnapshot) relOf(p string) (string, bool) {
+	for _, dir := range []string{r.Root.Dir, r.realDir} {
+		if rp, in := within(dir, p); in && rp != "" {
+			return rp, true
+		}
+	}
+	return "", false
 }
 
 // Fingerprint is project_index_fingerprint over all roots: sha256 of the
