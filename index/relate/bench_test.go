@@ -1,18 +1,18 @@
 package relate
 
 import (
+	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctxd/ctxd/index/syntax"
@@ -128,10 +128,8 @@ func synthWorkspace() *memSource {
 	return synthSrc
 }
 
-// goSrcOnce extracts GOROOT/src with go/parser, standing in for the
-// tree-sitter extraction: declarations (functions, methods with their
-// receiver type as container, types with embedded fields as bases, fields,
-// interface methods, consts, vars), imports, and every identifier as a ref.
+// goSrcOnce extracts GOROOT/src with the real parser (index/syntax), in
+// parallel, as the index does on a cold start.
 var (
 	goSrcOnce sync.Once
 	goSrcWS   *memSource
@@ -146,6 +144,7 @@ func goSrcWorkspace(b *testing.B) *memSource {
 			return
 		}
 		src := newMemSource()
+		var goFiles []string
 		goSrcErr = filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -160,12 +159,29 @@ func goSrcWorkspace(b *testing.B) *memSource {
 				}
 			}
 			if strings.HasSuffix(rel, ".go") {
-				if f := extractGo(abs); f != nil {
-					src.syn[rel] = f
-				}
+				goFiles = append(goFiles, rel)
 			}
 			return nil
 		})
+		parsed := make([]*syntax.File, len(goFiles))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(goFiles); i = int(next.Add(1) - 1) {
+					data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(goFiles[i])))
+					if err == nil {
+						parsed[i], _ = syntax.Parse(context.Background(), syntax.Go, data)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i, f := range parsed {
+			if f != nil {
+				src.syn[goFiles[i]] = f
+			}
+		}
 		slices.Sort(src.paths)
 		goSrcWS = src
 	})
@@ -173,109 +189,6 @@ func goSrcWorkspace(b *testing.B) *memSource {
 		b.Skipf("no Go source tree: %v", goSrcErr)
 	}
 	return goSrcWS
-}
-
-func extractGo(abs string) *syntax.File {
-	fset := token.NewFileSet()
-	af, err := parser.ParseFile(fset, abs, nil, parser.SkipObjectResolution)
-	if err != nil {
-		return nil
-	}
-	f := &syntax.File{Language: syntax.Go, Package: af.Name.Name}
-	add := func(name string, kind syntax.SymbolKind, container string, bases []string) {
-		q := name
-		if container != "" {
-			q = container + "." + name
-		}
-		f.Symbols = append(f.Symbols, syntax.Symbol{Name: name, Kind: kind, Container: container, QualifiedName: q, Bases: bases})
-	}
-	typeName := func(e ast.Expr) string {
-		for {
-			switch x := e.(type) {
-			case *ast.StarExpr:
-				e = x.X
-			case *ast.IndexExpr:
-				e = x.X
-			case *ast.IndexListExpr:
-				e = x.X
-			case *ast.Ident:
-				return x.Name
-			case *ast.SelectorExpr:
-				if id, ok := x.X.(*ast.Ident); ok {
-					return id.Name + "." + x.Sel.Name
-				}
-				return x.Sel.Name
-			default:
-				return ""
-			}
-		}
-	}
-	for _, imp := range af.Imports {
-		p, _ := strconv.Unquote(imp.Path.Value)
-		f.Imports = append(f.Imports, syntax.Import{Path: p, Kind: syntax.ImportPackage})
-	}
-	for _, decl := range af.Decls {
-		switch d := decl.(type) {
-		case *ast.FuncDecl:
-			if d.Recv != nil && len(d.Recv.List) > 0 {
-				add(d.Name.Name, syntax.Method, typeName(d.Recv.List[0].Type), nil)
-			} else {
-				add(d.Name.Name, syntax.Function, "", nil)
-			}
-		case *ast.GenDecl:
-			for _, spec := range d.Specs {
-				switch s := spec.(type) {
-				case *ast.TypeSpec:
-					var bases []string
-					var members []string
-					kind := syntax.TypeAlias
-					switch t := s.Type.(type) {
-					case *ast.StructType:
-						kind = syntax.Struct
-						for _, fl := range t.Fields.List {
-							if len(fl.Names) == 0 {
-								bases = append(bases, typeName(fl.Type))
-							}
-							for _, n := range fl.Names {
-								members = append(members, n.Name)
-							}
-						}
-					case *ast.InterfaceType:
-						kind = syntax.Interface
-						for _, m := range t.Methods.List {
-							if len(m.Names) == 0 {
-								bases = append(bases, typeName(m.Type))
-							}
-							for _, n := range m.Names {
-								members = append(members, n.Name)
-							}
-						}
-					}
-					add(s.Name.Name, kind, "", bases)
-					for _, m := range members {
-						add(m, syntax.Field, s.Name.Name, nil)
-					}
-				case *ast.ValueSpec:
-					kind := syntax.Var
-					if d.Tok == token.CONST {
-						kind = syntax.Const
-					}
-					for _, n := range s.Names {
-						add(n.Name, kind, "", nil)
-					}
-				}
-			}
-		}
-	}
-	ast.Inspect(af, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			f.Refs = append(f.Refs, id.Name)
-		}
-		return true
-	})
-	slices.Sort(f.Refs)
-	f.Refs = slices.Compact(f.Refs)
-	return f
 }
 
 func reportCorpus(b *testing.B, src *memSource) {
@@ -394,7 +307,7 @@ func benchQueries(b *testing.B, src *memSource) {
 	}
 }
 
-// The same on GOROOT/src itself, extracted with go/parser (skipped without
+// The same on GOROOT/src itself, extracted with index/syntax (skipped without
 // a Go source tree; the extraction is done once, outside the timings).
 func BenchmarkBuildGoSrc(b *testing.B) { benchBuild(b, goSrcWorkspace(b)) }
 
