@@ -165,15 +165,20 @@ func (h *hopper) resolved(n, req int32) []int32 {
 	return r
 }
 
+// begin prepares the expansion of frontier (at distance d-1) to distance d.
+func (h *hopper) begin(frontier []int32, d int32) {
+	h.d, h.next = d, nil
+	h.inFrontier = newNodeSet(h.v.size())
+	for _, n := range frontier {
+		h.inFrontier.add(n)
+	}
+}
+
 // step expands frontier (at distance d-1) and returns the files first
 // reached at distance d.
 func (h *hopper) step(frontier []int32, d int32) []int32 {
 	v := h.v
-	h.d, h.next = d, nil
-	h.inFrontier = newNodeSet(v.size())
-	for _, n := range frontier {
-		h.inFrontier.add(n)
-	}
+	h.begin(frontier, d)
 	keys := map[string]bool{}
 	typeNames := map[string]bool{}
 	for _, n := range frontier {
@@ -271,11 +276,7 @@ func (h *hopper) base(n, sym, bi int32) []int32 {
 // at distance d, by testing each unreached file's own edges.
 func (h *hopper) pull(frontier []int32, d int32) []int32 {
 	v := h.v
-	h.d, h.next = d, nil
-	h.inFrontier = newNodeSet(v.size())
-	for _, n := range frontier {
-		h.inFrontier.add(n)
-	}
+	h.begin(frontier, d)
 	var found []int32
 	for u := range int32(v.size()) {
 		if h.dist[u] < 0 && v.live(u) && h.touches(u) {
