@@ -15,8 +15,10 @@
 // # Queries
 //
 // Extraction is written as tree-sitter queries, one file per language under
-// queries/ (typescript.scm serves TypeScript and, with tsx.scm, TSX; c.scm
-// serves C and, with cpp.scm, C++), compiled once per language and shared.
+// queries/, compiled once per language and shared. Related grammars share
+// files: ecmascript.scm and ecmascript_tail.scm wrap javascript.scm and
+// typescript.scm (which, with tsx.scm, serves TSX); c.scm serves C and, with
+// cpp.scm, C++.
 // The Go side interprets capture names generically; what differs between
 // languages is a few hooks in lang.go (visibility, doc comment style, name
 // normalization, import paths). The capture names:

@@ -134,19 +134,19 @@ var specs = map[Language]*spec{
 		lex:         goLex,
 	},
 	TypeScript: {
-		lang: TypeScript, grammar: typescript.GetLanguage, queries: []string{"typescript.scm"},
+		lang: TypeScript, grammar: typescript.GetLanguage, queries: []string{"ecmascript.scm", "typescript.scm", "ecmascript_tail.scm"},
 		nameSep: ".", exported: jsExported, isDoc: jsDoc,
 		container: stripTypeArgs, base: stripTypeArgs, importPaths: unquoteJS,
 		lex: tsLex,
 	},
 	TSX: {
-		lang: TSX, grammar: tsx.GetLanguage, queries: []string{"typescript.scm", "tsx.scm"},
+		lang: TSX, grammar: tsx.GetLanguage, queries: []string{"ecmascript.scm", "typescript.scm", "tsx.scm", "ecmascript_tail.scm"},
 		nameSep: ".", exported: jsExported, isDoc: jsDoc,
 		container: stripTypeArgs, base: stripTypeArgs, importPaths: unquoteJS,
 		lex: tsLex,
 	},
 	JavaScript: {
-		lang: JavaScript, grammar: javascript.GetLanguage, queries: []string{"javascript.scm"},
+		lang: JavaScript, grammar: javascript.GetLanguage, queries: []string{"ecmascript.scm", "javascript.scm", "ecmascript_tail.scm"},
 		exported: jsExported, isDoc: jsDoc,
 		container: stripTypeArgs, base: stripTypeArgs, importPaths: unquoteJS,
 		lex: jsLex,
