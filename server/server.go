@@ -26,8 +26,8 @@ type Options struct {
 	// framing.DefaultMaxContentLength.
 	MaxContentLength int64
 	// Index configures the workspace index (cache directory, size cap);
-	// its zero value uses the user cache directory. Logger and OnProgress
-	// are set by the server.
+	// its zero value uses the user cache directory. The session sets
+	// OnProgress, and Logger when it is nil.
 	Index index.Options
 }
 
@@ -66,7 +66,6 @@ func New(opts Options) *Server {
 		exitCode:      make(chan int, 1),
 	}
 	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
-	opts.Index.Logger = opts.Logger
 	s.session.UseIndex(opts.Index)
 	return s
 }
