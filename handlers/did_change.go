@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/server/position"
+	"github.com/ctxd/ctxd/contextbuilder/position"
 	"go.lsp.dev/protocol"
 )
 

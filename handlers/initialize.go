@@ -8,7 +8,7 @@ import (
 	"path"
 
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/server/position"
+	"github.com/ctxd/ctxd/contextbuilder/position"
 	"go.lsp.dev/protocol"
 )
 

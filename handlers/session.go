@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/server/position"
+	"github.com/ctxd/ctxd/contextbuilder/position"
 )
 
 // Folder is one workspace folder of the editor.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/syntax"
-	"github.com/ctxd/ctxd/server/position"
+	"github.com/ctxd/ctxd/contextbuilder/position"
 	"go.lsp.dev/protocol"
 )
 

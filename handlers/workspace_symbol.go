@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/server/position"
+	"github.com/ctxd/ctxd/contextbuilder/position"
 	"go.lsp.dev/protocol"
 )
 

@@ -1,0 +1,69 @@
+package contextbuilder
+
+import (
+	"context"
+	"time"
+
+	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
+)
+
+// Options are the inputs of a build besides the snapshot and the request.
+type Options struct {
+	// Config is the effective config; the zero Config means DefaultConfig.
+	Config Config
+	// Redactor scans every text that would be sent; nil means
+	// BasicRedactor.
+	Redactor Redactor
+	// PositionEncoding is the encoding of the request's selection and
+	// last_error ranges; empty means utf-16 (the LSP default).
+	PositionEncoding position.Encoding
+	// CreatedAt is written to created_at, the only wall-clock field; it is
+	// outside every fingerprint and id. The zero time is written as
+	// 1970-01-01T00:00:00Z.
+	CreatedAt time.Time
+	// Tokens memoizes token counts across builds; nil means no memo. It
+	// never changes a count, only its cost.
+	Tokens *tokens.Cache
+	// Refresh re-reads the given files from disk into the index and
+	// returns the new snapshot. The builder calls it when a file changed
+	// on disk since it was indexed (seed 002 edge case 2); nil means such
+	// a file cannot be read deterministically.
+	Refresh func(ctx context.Context, uris []string) *index.Snapshot
+}
+
+// Build runs the whole contract and returns the four outputs. A refusal
+// is returned as a *Refusal error; a malformed request as an error
+// wrapping ErrInvalidRequest; ctx's error when cancelled.
+func Build(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*Result, error) {
+	p, err := run(ctx, snap, req, opts, modeBuild)
+	if err != nil {
+		return nil, err
+	}
+	return p.result(), nil
+}
+
+// BuildManifest selects exactly as Build does and returns the manifest and
+// reports without block contents (ctxd.manifest). Its fingerprints and ids
+// equal Build's for the same inputs.
+func BuildManifest(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*ManifestResult, error) {
+	p, err := run(ctx, snap, req, opts, modeBuild)
+	if err != nil {
+		return nil, err
+	}
+	r := p.result()
+	return &ManifestResult{Manifest: r.Manifest, RedactionReport: r.RedactionReport, BudgetReport: r.BudgetReport}, nil
+}
+
+// Budget selects as Build does and returns the budget report with counts
+// (ctxd.budget). A selection that Build would refuse for its size gives a
+// report with decision refuse_hard_limit instead of an error, since a
+// status bar wants to show it; other refusals are errors.
+func Budget(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*BudgetResult, error) {
+	p, err := run(ctx, snap, req, opts, modeBudget)
+	if err != nil {
+		return nil, err
+	}
+	return p.budgetResult(), nil
+}

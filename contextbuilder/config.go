@@ -1,0 +1,118 @@
+package contextbuilder
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ContractVersion names the selection, ranking, slicing and rendering rules
+// of this package. It enters config_fingerprint, so a change of rules
+// changes every fingerprint instead of silently changing bundles.
+const ContractVersion = "ctxd.context_builder.v1"
+
+// BundleVersion is the bundle_version of every bundle (seed 002 V1).
+const BundleVersion = 1
+
+// Config is the effective configuration of a build: the defaults a request
+// may override and the rules it may not. The zero Config is valid and
+// means [DefaultConfig]'s values.
+type Config struct {
+	// Model holds the default model and budget; zero fields take
+	// DefaultConfig's.
+	Model Model `json:"model"`
+	// DenyRules are extra never-send globs (gitignore syntax, relative to
+	// the root) added to the built-in list; they can only exclude more.
+	DenyRules []string `json:"deny_rules"`
+}
+
+// DefaultConfig returns ctxd's defaults: an OpenAI-style 128k-token model
+// with a 16k output, a 4k response reserve and an 80% soft limit.
+func DefaultConfig() Config {
+	return Config{Model: Model{
+		Provider:              "openai",
+		Model:                 "gpt-4o",
+		MaxInputTokens:        128000,
+		MaxOutputTokens:       16000,
+		ResponseTokenReserve:  4000,
+		SoftLimitThresholdPct: 80,
+	}}
+}
+
+// withDefaults fills zero fields from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig().Model
+	m := &c.Model
+	if m.Provider == "" {
+		m.Provider = d.Provider
+	}
+	if m.Model == "" {
+		m.Model = d.Model
+	}
+	if m.MaxInputTokens == 0 {
+		m.MaxInputTokens = d.MaxInputTokens
+	}
+	if m.MaxOutputTokens == 0 {
+		m.MaxOutputTokens = d.MaxOutputTokens
+	}
+	if m.ResponseTokenReserve == 0 {
+		m.ResponseTokenReserve = d.ResponseTokenReserve
+	}
+	if m.SoftLimitThresholdPct == 0 {
+		m.SoftLimitThresholdPct = d.SoftLimitThresholdPct
+	}
+	if c.DenyRules == nil {
+		c.DenyRules = []string{}
+	}
+	return c
+}
+
+// effectiveModel merges the request's model fields over the config's and
+// validates the result. Errors wrap ErrInvalidRequest and name the field.
+func effectiveModel(c Config, r *ModelRequest) (Model, error) {
+	m := c.withDefaults().Model
+	if r != nil {
+		set := func(dst *string, v *string) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		seti := func(dst *int, v *int) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		set(&m.Provider, r.Provider)
+		set(&m.Model, r.Model)
+		seti(&m.MaxInputTokens, r.MaxInputTokens)
+		seti(&m.MaxOutputTokens, r.MaxOutputTokens)
+		seti(&m.ResponseTokenReserve, r.ResponseTokenReserve)
+		seti(&m.SoftLimitThresholdPct, r.SoftLimitThresholdPct)
+	}
+	bad := func(format string, args ...any) (Model, error) {
+		return Model{}, fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case strings.TrimSpace(m.Provider) == "":
+		return bad("field \"model.provider\" must not be empty")
+	case strings.TrimSpace(m.Model) == "":
+		return bad("field \"model.model\" must not be empty")
+	case m.MaxInputTokens <= 0:
+		return bad("field \"model.max_input_tokens\" must be positive, got %d", m.MaxInputTokens)
+	case m.MaxOutputTokens <= 0:
+		return bad("field \"model.max_output_tokens\" must be positive, got %d", m.MaxOutputTokens)
+	case m.ResponseTokenReserve < 0:
+		return bad("field \"model.response_token_reserve\" must not be negative, got %d", m.ResponseTokenReserve)
+	case m.ResponseTokenReserve >= m.MaxInputTokens:
+		return bad("field \"model.response_token_reserve\" (%d) must be less than \"model.max_input_tokens\" (%d): nothing would be left for the context", m.ResponseTokenReserve, m.MaxInputTokens)
+	case m.SoftLimitThresholdPct < 1 || m.SoftLimitThresholdPct > 100:
+		return bad("field \"model.soft_limit_threshold_pct\" must be between 1 and 100, got %d", m.SoftLimitThresholdPct)
+	}
+	return m, nil
+}
+
+// limits computes seed 002's hard and soft limits.
+func limits(m Model) (hard, soft int) {
+	hard = m.MaxInputTokens - m.ResponseTokenReserve
+	soft = hard * m.SoftLimitThresholdPct / 100
+	return hard, soft
+}

@@ -1,0 +1,206 @@
+package contextbuilder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxd/ctxd/contextbuilder/position"
+)
+
+// ErrInvalidRequest is wrapped by every error about a malformed build
+// request: unknown or missing fields, bad enums, impossible budgets. The
+// LSP edge maps it to InvalidParams and the CLI to exit code 2.
+var ErrInvalidRequest = errors.New("invalid build request")
+
+// Request is a build request (DESIGN.md §4), snake_case like the seed
+// schemas. The zero value of an optional field means "absent".
+type Request struct {
+	// Purpose is required: intent, plan or diff.
+	Purpose Purpose `json:"purpose"`
+	// CorrelationID is echoed in the bundle and manifest; empty means
+	// ctxd derives one from the request (deterministic, a UUIDv8).
+	CorrelationID string `json:"correlation_id,omitempty"`
+	// ActiveFile is the document URI of the file open in the editor. With
+	// no explicit target it is the target.
+	ActiveFile string `json:"active_file,omitempty"`
+	// Selection is the editor selection in the negotiated position
+	// encoding; its URI must be the active file's. It defines the target
+	// region; the symbols enclosing it become target symbols.
+	Selection *SelectionRange `json:"selection,omitempty"`
+	Intent    *Intent         `json:"intent,omitempty"`
+	PlanStep  *PlanStep       `json:"plan_step,omitempty"`
+	// UserSelectedTargets are the user's answer to a disambiguation.
+	UserSelectedTargets []UserTarget `json:"user_selected_targets,omitempty"`
+	LastError           *LastError   `json:"last_error,omitempty"`
+	Constraints         []Constraint `json:"constraints,omitempty"`
+	// Model overrides the config's model defaults field by field.
+	Model *ModelRequest `json:"model,omitempty"`
+	// Skill names a policy override (seed 001); accepted and carried into
+	// the canonical request, enforced by the policy issue.
+	Skill string `json:"skill,omitempty"`
+	// Thread is seed 000's thread reference; accepted as an object and
+	// carried into the canonical request, used by the ledger issue.
+	Thread json.RawMessage `json:"thread,omitempty"`
+}
+
+// SelectionRange is an LSP-style {uri, range}.
+type SelectionRange struct {
+	URI   string         `json:"uri"`
+	Range position.Range `json:"range"`
+}
+
+// Intent is the user's request in words.
+type Intent struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// PlanStep is the plan step a diff is generated for. TargetFiles are
+// workspace-relative paths (or file URIs); "path:L1-L2" names lines L1 to
+// L2 (1-based, inclusive) as the target region of that file.
+type PlanStep struct {
+	ID            string   `json:"id"`
+	Text          string   `json:"text"`
+	TargetFiles   []string `json:"target_files,omitempty"`
+	TargetSymbols []string `json:"target_symbols,omitempty"`
+}
+
+// UserTarget is one explicit choice: a path, and optionally the symbol
+// (qualified name) in it.
+type UserTarget struct {
+	Path   string `json:"path"`
+	Symbol string `json:"symbol,omitempty"`
+}
+
+// LastError is the error of a previous attempt, for retries. Range, when
+// set, is in the negotiated position encoding.
+type LastError struct {
+	Message string          `json:"message"`
+	Path    string          `json:"path,omitempty"`
+	Range   *position.Range `json:"range,omitempty"`
+}
+
+// ConstraintScope is where a constraint comes from.
+type ConstraintScope string
+
+// Constraint scopes (seed 002 inputs).
+const (
+	ScopeSystem  ConstraintScope = "system"
+	ScopeProject ConstraintScope = "project"
+	ScopeSession ConstraintScope = "session"
+	ScopeUser    ConstraintScope = "user"
+)
+
+// Constraint is one active constraint.
+type Constraint struct {
+	Scope ConstraintScope `json:"scope"`
+	ID    string          `json:"id"`
+	Text  string          `json:"text"`
+}
+
+// ModelRequest carries the request's model fields; nil fields take the
+// config's defaults.
+type ModelRequest struct {
+	Provider              *string `json:"provider,omitempty"`
+	Model                 *string `json:"model,omitempty"`
+	MaxInputTokens        *int    `json:"max_input_tokens,omitempty"`
+	MaxOutputTokens       *int    `json:"max_output_tokens,omitempty"`
+	ResponseTokenReserve  *int    `json:"response_token_reserve,omitempty"`
+	SoftLimitThresholdPct *int    `json:"soft_limit_threshold_pct,omitempty"`
+}
+
+// DecodeRequest decodes a build request strictly: unknown fields are
+// rejected with their name, trailing data is rejected, and the request is
+// validated. Errors wrap [ErrInvalidRequest].
+func DecodeRequest(data []byte) (*Request, error) {
+	if len(bytes.TrimSpace(data)) == 0 || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return nil, fmt.Errorf("%w: the request object is missing (arguments[0])", ErrInvalidRequest)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Request
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidRequest, describeJSONError(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the request object", ErrInvalidRequest)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// describeJSONError turns encoding/json errors into messages naming the
+// field, which is what a client author needs.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "request"
+		}
+		return fmt.Sprintf("field %q: expected %s, got JSON %s", field, te.Type, te.Value)
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Sprintf("unknown field %s", name)
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+// Validate checks the request's enums and required fields. Errors wrap
+// [ErrInvalidRequest] and name the field.
+func (r *Request) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+	}
+	switch r.Purpose {
+	case PurposeIntent, PurposePlan, PurposeDiff:
+	case "":
+		return bad("field \"purpose\" is required (intent, plan or diff)")
+	default:
+		return bad("field \"purpose\": %q is not one of intent, plan, diff", r.Purpose)
+	}
+	if r.Selection != nil {
+		if r.Selection.URI == "" {
+			return bad("field \"selection.uri\" is required")
+		}
+		if r.ActiveFile != "" && r.Selection.URI != r.ActiveFile {
+			return bad("field \"selection.uri\" must equal \"active_file\"")
+		}
+		s, e := r.Selection.Range.Start, r.Selection.Range.End
+		if e.Line < s.Line || (e.Line == s.Line && e.Character < s.Character) {
+			return bad("field \"selection.range\": end is before start")
+		}
+	}
+	if r.Purpose == PurposeDiff && r.PlanStep == nil && r.ActiveFile == "" && r.Selection == nil && len(r.UserSelectedTargets) == 0 {
+		return bad("purpose \"diff\" needs a target: \"plan_step\", \"active_file\", \"selection\" or \"user_selected_targets\"")
+	}
+	for i, t := range r.UserSelectedTargets {
+		if t.Path == "" {
+			return bad("field \"user_selected_targets[%d].path\" is required", i)
+		}
+	}
+	if r.LastError != nil && r.LastError.Message == "" {
+		return bad("field \"last_error.message\" is required")
+	}
+	for i, c := range r.Constraints {
+		switch c.Scope {
+		case ScopeSystem, ScopeProject, ScopeSession, ScopeUser:
+		default:
+			return bad("field \"constraints[%d].scope\": %q is not one of system, project, session, user", i, c.Scope)
+		}
+		if strings.TrimSpace(c.Text) == "" {
+			return bad("field \"constraints[%d].text\" is required", i)
+		}
+	}
+	if len(r.Thread) > 0 && !bytes.HasPrefix(bytes.TrimSpace(r.Thread), []byte("{")) && !bytes.Equal(bytes.TrimSpace(r.Thread), []byte("null")) {
+		return bad("field \"thread\" must be an object")
+	}
+	return nil
+}
