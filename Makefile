@@ -22,10 +22,13 @@ test: ## everything CI checks: gofmt, vet, race tests
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-run: build ## build, then run ctxd's main job on the example workspace
+run: build ## build, then run ctxd's main job on the example workspace: ctxd build, summarized
 	./$(BIN) version
-	./$(BIN) index --root $(EXAMPLE) --skipped --cache-dir off
-	$(GO) run ./tools/lspdemo --binary $(BIN) --root $(EXAMPLE)
+	./$(BIN) build --root $(EXAMPLE) --purpose diff \
+	  --target internal/store/store.go --target .env --symbol List \
+	  --intent "List returns the items sorted by name, then SKU" \
+	  --constraint "MUST_NOT add dependencies" \
+	  --format summary --cache-dir off
 
 bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then ctxd index vs ctags -R
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -283,4 +284,111 @@ func TestE2EVersion(t *testing.T) {
 
 func rangeOf(l1, c1, l2, c2 int) map[string]any {
 	return map[string]any{"start": map[string]any{"line": l1, "character": c1}, "end": map[string]any{"line": l2, "character": c2}}
+}
+
+// TestE2EBuildContext builds context through the real binary: from the
+// editor's buffer right after initialize (the index is awaited), then
+// again after an edit, which the bundle reflects.
+func TestE2EBuildContext(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"go.mod":      "module example.com/calc\n",
+		"calc/add.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startServer(t)
+	if m := p.call(1, "initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": "file://" + filepath.ToSlash(dir), "capabilities": map[string]any{},
+	}); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	_ = p.c.Notify("initialized", map[string]any{})
+	uri := "file://" + filepath.ToSlash(filepath.Join(dir, "calc", "add.go"))
+	// The buffer is unsaved: Sub exists only in the editor.
+	buffer := "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts. EDITOR_ONE\nfunc Sub(a, b int) int { return a - b }\n"
+	_ = p.c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": buffer}})
+	req := map[string]any{
+		"purpose": "intent", "correlation_id": "00000000-0000-4000-8000-0000000000e2", "active_file": uri,
+		"selection": map[string]any{"uri": uri, "range": rangeOf(6, 5, 6, 8)}, // "Sub"
+	}
+	type result struct {
+		Bundle struct {
+			Blocks []struct {
+				BlockType string `json:"block_type"`
+				Content   string `json:"content"`
+				Meta      struct {
+					Path *string `json:"path"`
+				} `json:"meta"`
+			} `json:"blocks"`
+		} `json:"bundle"`
+		Manifest struct {
+			Selection struct {
+				TargetSymbols []string `json:"target_symbols"`
+			} `json:"selection"`
+			Fingerprints struct {
+				BundleFingerprint string `json:"bundle_fingerprint"`
+			} `json:"fingerprints"`
+		} `json:"manifest"`
+		BudgetReport struct {
+			Decision string `json:"decision"`
+		} `json:"budget_report"`
+	}
+	build := func(id int) (result, string) {
+		t.Helper()
+		m := p.call(id, "workspace/executeCommand", map[string]any{"command": "ctxd.buildContext", "arguments": []any{req}})
+		if m.Error != nil {
+			t.Fatalf("ctxd.buildContext: %v (data %s; stderr: %s)", m.Error, m.Error.Data, p.stderr)
+		}
+		var r result
+		if err := json.Unmarshal(m.Result, &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range r.Bundle.Blocks {
+			if b.BlockType == "file" && b.Meta.Path != nil && *b.Meta.Path == "calc/add.go" {
+				return r, b.Content
+			}
+		}
+		t.Fatalf("no file block for calc/add.go: %s", m.Result)
+		return r, ""
+	}
+
+	first, content := build(2)
+	if !strings.Contains(content, "EDITOR_ONE") || !strings.Contains(content, "func Sub(") {
+		t.Errorf("target block is not the editor's buffer: %q", content)
+	}
+	if !slices.Equal(first.Manifest.Selection.TargetSymbols, []string{"Sub"}) || first.BudgetReport.Decision != "ok" {
+		t.Errorf("target_symbols = %v, decision = %q", first.Manifest.Selection.TargetSymbols, first.BudgetReport.Decision)
+	}
+
+	// Edit the comment (line 5, "// Sub subtracts. " is 18 units) and rebuild.
+	_ = p.c.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": rangeOf(5, 18, 5, 28), "text": "EDITOR_TWO"}},
+	})
+	second, content := build(3)
+	if !strings.Contains(content, "EDITOR_TWO") || strings.Contains(content, "EDITOR_ONE") {
+		t.Errorf("target block after the edit: %q", content)
+	}
+	if second.Manifest.Fingerprints.BundleFingerprint == first.Manifest.Fingerprints.BundleFingerprint {
+		t.Error("bundle_fingerprint unchanged by the edit")
+	}
+
+	p.call(4, "shutdown", nil)
+	_ = p.c.Notify("exit", nil)
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+	if strings.Contains(p.stderr.String(), "EDITOR_") {
+		t.Error("the log contains file contents")
+	}
 }

@@ -6,6 +6,7 @@
 // Usage:
 //
 //	ctxd [serve] [--stdio] [--log-level L] [--log-file F]   serve LSP over stdio (default)
+//	ctxd build --root DIR --purpose intent|plan|diff [...]  build a context bundle (as ctxd.buildContext)
 //	ctxd index --root DIR [--json] [--skipped]              index a folder, print its status
 //	ctxd version [--json]                                   print version, commit and Go version
 //	ctxd help [command]                                     print help
@@ -59,6 +60,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
+		{"build", "build a context bundle for a workspace folder, as ctxd.buildContext does", runBuild},
 		{"index", "index a workspace folder and print its status", runIndex},
 		{"version", "print ctxd's version, commit and Go version", runVersion},
 	}

@@ -2,6 +2,7 @@ package contextbuilder
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/position"
@@ -62,6 +63,10 @@ func BuildManifest(ctx context.Context, snap *index.Snapshot, req *Request, opts
 // status bar wants to show it; other refusals are errors.
 func Budget(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*BudgetResult, error) {
 	p, err := run(ctx, snap, req, opts, modeBudget)
+	var ref *Refusal
+	if errors.As(err, &ref) && ref.Code == RefuseContextTooLarge && p != nil && p.decision == DecisionRefuse {
+		return p.budgetResult(), nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -187,10 +187,10 @@ type RedactionType string
 
 // Redaction types (seed 002 RedactionReport).
 const (
-	RedactPathExcluded   RedactionType = "path_excluded"
+	RedactPathExcluded    RedactionType = "path_excluded"
 	RedactPatternRedacted RedactionType = "pattern_redacted"
-	RedactBlockRemoved   RedactionType = "block_removed"
-	RedactContentSliced  RedactionType = "content_sliced"
+	RedactBlockRemoved    RedactionType = "block_removed"
+	RedactContentSliced   RedactionType = "content_sliced"
 )
 
 // RedactionReason is a redaction entry's reason.
@@ -226,9 +226,9 @@ type Decision string
 
 // Budget decisions (seed 002 Budgeting Rules).
 const (
-	DecisionOK      Decision = "ok"
-	DecisionWarn    Decision = "warn_soft_limit"
-	DecisionRefuse  Decision = "refuse_hard_limit"
+	DecisionOK     Decision = "ok"
+	DecisionWarn   Decision = "warn_soft_limit"
+	DecisionRefuse Decision = "refuse_hard_limit"
 )
 
 // BudgetReport is a seed 002 BudgetReport.

@@ -24,6 +24,9 @@ type Command struct {
 // executeCommandProvider.commands. New commands are added here, and only
 // here, so the advertised list and the dispatch cannot drift apart.
 var Commands = []Command{
+	{Name: "ctxd.buildContext", Title: "Build context: the bundle, manifest, redaction report and budget report for a build request (purpose, active file and selection, intent, plan step, constraints, model budget); refusals are error -32803 with the reason as data", Run: BuildContext},
+	{Name: "ctxd.manifest", Title: "Context manifest: what ctxd.buildContext would select (files with reasons, exclusions, fingerprints) and its redaction and budget reports, without block contents", Run: Manifest},
+	{Name: "ctxd.budget", Title: "Context budget: the budget report (estimated tokens against the soft and hard limits, decision) and counts of a build request, cheap enough for every edit", Run: Budget},
 	{Name: "ctxd.indexStatus", Title: "Index status: server, position encoding, folders, open documents, and the index (files by language, symbols, skipped paths by reason, snapshot version and fingerprint, indexing state)", Run: IndexStatus},
 }
 

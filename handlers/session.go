@@ -7,8 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
 )
 
 // Folder is one workspace folder of the editor.
@@ -54,6 +55,11 @@ type Session struct {
 	// the server replaces it with [Session.UseIndex].
 	Index *index.Index
 
+	// Tokens memoizes token counts across the context commands of the
+	// session, so that ctxd.budget on every edit recounts only what
+	// changed. It never changes a count.
+	Tokens *tokens.Cache
+
 	idx indexState
 
 	mu       sync.Mutex // serializes writers; readers use the atomics
@@ -69,7 +75,7 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Session{Logger: logger, Version: version, Client: client}
+	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0)}
 	s.UseIndex(index.Options{CacheDir: "off"})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})

@@ -471,3 +471,15 @@ func (g *Graph) ConfigFiles(path string) []string {
 	}
 	return out
 }
+
+// Referrers returns the files whose Refs contain name, sorted: the callers
+// of one symbol rather than of a whole file. Nil when none.
+func (g *Graph) Referrers(name string) []string {
+	if g == nil || name == "" {
+		return nil
+	}
+	v := g.view()
+	set := newNodeSet(v.size())
+	v.eachRef(name, func(n int32) { set.add(n) })
+	return v.paths(set, -1)
+}

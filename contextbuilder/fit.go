@@ -1,0 +1,320 @@
+package contextbuilder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// render returns an item's block at its current level: title, content
+// after slicing and redaction, and the token count of what is sent (the
+// title line and the content). Results are memoized per level.
+func (p *pipeline) render(it *item) *rendered {
+	lv := LevelFull
+	if len(it.levels) > 0 {
+		lv = it.levels[it.level]
+	}
+	if r, ok := it.cache[lv]; ok {
+		return r
+	}
+	r := &rendered{}
+	var maps []contentMap
+	switch it.typ {
+	case BlockFile:
+		var segs []segment
+		switch lv {
+		case LevelRegion:
+			segs = regionSegments(it.li, it.regions)
+			r.desc = "lines " + describeSegments(it.li, segs)
+			r.title = fmt.Sprintf("%s (TARGET_REGION_ONLY: lines %s of %d)", it.path, describeSegments(it.li, segs), it.li.lines())
+		case LevelSignatures:
+			segs = signatureSegments(it.li, p.root.Syntax(it.path).Symbols, span{0, len(it.text)})
+			r.desc = fmt.Sprintf("%d declarations", len(segs))
+			r.title = it.path + " (SIGNATURES_ONLY)"
+		default:
+			segs = []segment{{span: span{0, len(it.text)}, line: 1}}
+			r.title = it.path
+		}
+		r.content, maps = segmentsText(it.li, segs, lv)
+	case BlockSymbol:
+		s := &p.root.Syntax(it.path).Symbols[it.symIdx]
+		var segs []segment
+		if lv == LevelSignatures {
+			segs = signatureSegments(it.li, p.root.Syntax(it.path).Symbols, span{int(s.Range.StartByte), int(s.Range.EndByte)})
+		} else {
+			sp := symbolSpan(it.li, s)
+			segs = []segment{{span: sp, line: it.li.lineOf(sp.start)}}
+		}
+		r.desc = "lines " + describeSegments(it.li, segs)
+		r.title = fmt.Sprintf("%s %s in %s (lines %s)", s.Kind, it.symbol, it.path, describeSegments(it.li, segs))
+		if lv == LevelSignatures {
+			r.title += " (SIGNATURES_ONLY)"
+		}
+		r.content, maps = segmentsText(it.li, segs, lv)
+	default:
+		r.title, r.content = it.title, it.fixed
+	}
+	p.redact(it, r, maps)
+	r.tokens = p.count(r.title + "\n" + r.content)
+	if it.cache == nil {
+		it.cache = map[Level]*rendered{}
+	}
+	it.cache[lv] = r
+	return r
+}
+
+// redact scans the content that would be sent and replaces each
+// high-confidence secret span with [REDACTED:<rule>]. A finding that
+// cannot be removed by a span (uncertain, or the whole text is the
+// credential) marks the block as a secret risk instead.
+func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
+	name := it.path
+	if name == "" {
+		name = r.title
+	}
+	findings, err := p.redactor.Scan(name, []byte(r.content))
+	if err != nil {
+		r.risk = "scan-failed"
+		return
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range findings {
+		if f.Confidence != High || f.WholeFile {
+			r.risk = f.RuleID
+			return
+		}
+		if f.Start < last || f.End <= f.Start || f.End > len(r.content) {
+			if f.End > last && f.Start < last {
+				// Overlapping findings: extend the redaction.
+				last = max(last, f.End)
+			}
+			continue
+		}
+		b.WriteString(r.content[last:f.Start])
+		fmt.Fprintf(&b, "[REDACTED:%s]", f.RuleID)
+		last = f.End
+		line := f.Line
+		if it.li != nil {
+			if l := fileLine(it.li, maps, f.Start); l > 0 {
+				line = l
+			}
+		}
+		r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonSecret, Details: fmt.Sprintf("rule %s at line %d", f.RuleID, line)})
+	}
+	if len(findings) > 0 {
+		b.WriteString(r.content[last:])
+		r.content = b.String()
+	}
+}
+
+// errNoRoom stops filling optional blocks.
+var errNoRoom = errors.New("no room")
+
+// fit runs Step 4. Required blocks (P0, then P1) are rendered most
+// complete first. Optional blocks (P3, then P2 in rank order) are added
+// only while the total stays within the soft limit, so optional context
+// never causes a warning; the first one that does not fit and every one
+// ranked after it are removed (Step 4.1 and 4.2, reverse rank order). Then,
+// while over the hard limit: P1 blocks are sliced to SIGNATURES_ONLY in
+// reverse rank order (4.3), targets to TARGET_REGION_ONLY (4.4). If P0
+// alone is still over the hard limit the build is refused (4.5);
+// otherwise P1 blocks are removed in reverse rank order until it fits
+// (ctxd's reading of the ContextTooLarge failure mode, which refuses only
+// for P0).
+func (p *pipeline) fit(ctx context.Context) error {
+	var p0, p1, opt []*item
+	for _, it := range p.fixedItems() {
+		p0 = append(p0, it)
+	}
+	p0 = append(p0, p.rankedTargets()...)
+	for _, it := range p.items {
+		if it.priority == P1 {
+			p1 = append(p1, it)
+		} else {
+			opt = append(opt, it)
+		}
+	}
+	total := 0
+	for _, it := range p0 {
+		r := p.render(it)
+		if r.risk != "" {
+			return p.secretRefusal(it, r)
+		}
+		total += r.tokens
+	}
+	var keep1 []*item
+	for _, it := range p1 {
+		if err := p.loadRelated(it); err != nil {
+			if errors.Is(err, errSkip) {
+				continue
+			}
+			return err
+		}
+		r := p.render(it)
+		if r.risk != "" {
+			p.exclude(it.path, ExcludeSecretRisk, RedactBlockRemoved, RedactReasonSecret, fmt.Sprintf("%s: rule %s found a secret that cannot be redacted safely", it.symbol, r.risk))
+			continue
+		}
+		total += r.tokens
+		keep1 = append(keep1, it)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// 4.1 and 4.2: optional blocks, P3 before P2 is removed first, which
+	// is the same as adding P2 first.
+	slices.SortStableFunc(opt, func(a, b *item) int { return strings.Compare(string(a.priority), string(b.priority)) })
+	var keepOpt []*item
+	full := false
+	for _, it := range opt {
+		if full {
+			p.drop(it, "not included: the soft limit of %d tokens is reached (removed in reverse rank order)")
+			continue
+		}
+		if err := p.loadRelated(it); err != nil {
+			if errors.Is(err, errSkip) {
+				continue
+			}
+			return err
+		}
+		r := p.render(it)
+		if r.risk != "" {
+			p.exclude(it.path, ExcludeSecretRisk, RedactBlockRemoved, RedactReasonSecret, fmt.Sprintf("rule %s found a secret that cannot be redacted safely", r.risk))
+			continue
+		}
+		if total+r.tokens > p.soft {
+			full = true
+			p.drop(it, "not included: the soft limit of %d tokens is reached (removed in reverse rank order)")
+			continue
+		}
+		total += r.tokens
+		keepOpt = append(keepOpt, it)
+	}
+	if len(keepOpt) < len(opt) {
+		p.notes = append(p.notes, fmt.Sprintf("fit: removed %d optional (P2/P3) candidates in reverse rank order to stay within the soft limit of %d tokens", len(opt)-len(keepOpt), p.soft))
+	}
+	// 4.3: slice P1 in reverse rank order.
+	total = p.sliceWhileOver(total, keep1, LevelSignatures, "P1")
+	// 4.4: slice targets (last resort) in reverse rank order.
+	total = p.sliceWhileOver(total, p.rankedTargets(), LevelRegion, "target")
+	if total > p.hard {
+		p0total := 0
+		for _, it := range p0 {
+			p0total += p.render(it).tokens
+		}
+		if p0total > p.hard {
+			p.total, p.decision = total, DecisionRefuse
+			return &Refusal{
+				Code:            RefuseContextTooLarge,
+				Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", p0total, p.hard, p.model.MaxInputTokens, p.model.ResponseTokenReserve),
+				Advice:          "narrow the scope: select a region or name a symbol (target_symbols) instead of whole files, target fewer files, or use a model with a larger input window",
+				BudgetReport:    p.budgetReport(""),
+				RedactionReport: &RedactionReport{Redactions: p.sortedRedactions()},
+			}
+		}
+		for i := len(keep1) - 1; i >= 0 && total > p.hard; i-- {
+			total -= p.render(keep1[i]).tokens
+			p.drop(keep1[i], "removed: after slicing, the hard limit of %d tokens was still exceeded (P1 removed in reverse rank order)")
+			keep1 = keep1[:i]
+		}
+		p.notes = append(p.notes, fmt.Sprintf("fit: removed P1 blocks in reverse rank order to fit the hard limit of %d tokens", p.hard))
+	}
+	p.total = total
+	switch {
+	case total <= p.soft:
+		p.decision = DecisionOK
+	default:
+		p.decision = DecisionWarn
+		p.notes = append(p.notes, fmt.Sprintf("warning: estimated input %d tokens exceeds the soft limit of %d tokens (hard limit %d); the bundle is sent, consider narrowing the scope", total, p.soft, p.hard))
+	}
+	p.blocks = append(append(append([]*item{}, p0...), keep1...), keepOpt...)
+	return nil
+}
+
+// sliceWhileOver moves items to the given level, last ranked first, while
+// the total is over the hard limit, and returns the new total.
+func (p *pipeline) sliceWhileOver(total int, items []*item, to Level, what string) int {
+	for i := len(items) - 1; i >= 0 && total > p.hard; i-- {
+		it := items[i]
+		j := slices.Index(it.levels, to)
+		if j < 0 || j == it.level {
+			continue
+		}
+		before := p.render(it).tokens
+		prev := it.level
+		it.level = j
+		r := p.render(it)
+		if r.risk != "" {
+			it.level = prev
+			continue
+		}
+		total += r.tokens - before
+		p.notes = append(p.notes, fmt.Sprintf("fit: sliced %s block %s to %s (%d -> %d tokens)", what, it.label(), to, before, r.tokens))
+	}
+	return total
+}
+
+// errSkip reports that an optional or P1 item was excluded while loading.
+var errSkip = errors.New("skipped")
+
+// loadRelated reads a related item. An unreadable file is excluded as
+// "binary" (seed 002 edge case 4: what cannot be classified reliably is
+// treated as binary); a stale file restarts the build.
+func (p *pipeline) loadRelated(it *item) error {
+	err := p.read(it)
+	var se *staleError
+	if errors.As(err, &se) {
+		return err
+	}
+	if err != nil {
+		p.exclude(it.path, ExcludeBinary, RedactPathExcluded, RedactReasonBinary, "unreadable, treated as binary: "+err.Error())
+		return errSkip
+	}
+	return nil
+}
+
+// drop removes a candidate for the budget.
+func (p *pipeline) drop(it *item, format string) {
+	limit := p.soft
+	if strings.Contains(format, "hard") {
+		limit = p.hard
+	}
+	p.exclude(it.path, ExcludeTokenBudget, RedactBlockRemoved, RedactReasonBudget, fmt.Sprintf("%s %s %s: ", it.priority, it.reason, it.label())+fmt.Sprintf(format, limit))
+}
+
+// label names an item in notes and details.
+func (it *item) label() string {
+	if it.typ == BlockSymbol {
+		return it.symbol + " in " + it.path
+	}
+	if it.path != "" {
+		return it.path
+	}
+	return it.title
+}
+
+// rankedTargets returns the targets in rank order: score (weight minus the
+// size penalty), smaller byte_size, path.
+func (p *pipeline) rankedTargets() []*item {
+	out := slices.Clone(p.targets)
+	for _, t := range out {
+		t.score = t.weight - min(30, int(t.file.ByteSize/200_000))
+	}
+	sortRanked(out)
+	return out
+}
+
+// secretRefusal refuses a required block holding a secret that cannot be
+// removed safely.
+func (p *pipeline) secretRefusal(it *item, r *rendered) error {
+	what := it.label()
+	return &Refusal{
+		Code:            RefuseSecretRisk,
+		Message:         fmt.Sprintf("%s holds a secret (rule %s) that ctxd cannot remove safely by redaction, and it is required context", what, r.risk),
+		Advice:          "move the secret out of the project (an environment variable or a secret manager), or add a deny rule for the file, then retry",
+		RedactionReport: &RedactionReport{Redactions: p.sortedRedactions()},
+	}
+}

@@ -1,0 +1,228 @@
+package contextbuilder
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// Base weights of Step 2 (seed 002).
+const (
+	weightTarget     = 100
+	weightSymbolFile = 90
+	weightDependency = 60
+	weightBaseType   = 55
+	weightCaller     = 40
+	weightConfig     = 30
+	weightOther      = 0
+)
+
+// relate runs Step 0 for index-derived items: the definitions the target
+// regions use (dependencies, P1 symbol blocks), the base types and
+// interfaces of the target symbols (P1 symbol blocks), the files that
+// reference the target symbols (callers, P2), and the config and build
+// files of the targets' languages (P2). Then it ranks (Step 2) every item
+// that is not a fixed block.
+func (p *pipeline) relate() {
+	g := p.root.Graph()
+	isTarget := map[string]bool{}
+	for _, t := range p.targets {
+		isTarget[t.path] = true
+	}
+	type symKey struct {
+		path string
+		idx  int
+	}
+	syms := map[symKey]*item{}
+	files := map[string]*item{}
+	addSym := func(path string, idx int, reason IncludeReason, weight int) {
+		if isTarget[path] {
+			return
+		}
+		k := symKey{path, idx}
+		if it, ok := syms[k]; ok {
+			if weight > it.weight {
+				it.reason, it.weight = reason, weight
+			}
+			return
+		}
+		syn := p.root.Syntax(path)
+		f, ok := p.root.File(path)
+		if syn == nil || !ok || idx >= len(syn.Symbols) {
+			return
+		}
+		syms[k] = &item{typ: BlockSymbol, priority: P1, path: path, symbol: syn.Symbols[idx].QualifiedName, symIdx: idx, reason: reason, weight: weight, hops: 1, file: f}
+	}
+	addFile := func(path string, reason IncludeReason, weight int) {
+		if isTarget[path] {
+			return
+		}
+		if it, ok := files[path]; ok {
+			if weight > it.weight {
+				it.reason, it.weight = reason, weight
+			}
+			return
+		}
+		f, ok := p.root.File(path)
+		if !ok {
+			return
+		}
+		files[path] = &item{typ: BlockFile, priority: P2, path: path, reason: reason, weight: weight, hops: 1, file: f}
+	}
+	for _, it := range p.items { // the active file when it is not a target
+		if it.file == nil {
+			it.file, _ = p.root.File(it.path)
+		}
+		files[it.path] = it
+	}
+	p.items = nil
+
+	for _, t := range p.targets {
+		syn := p.root.Syntax(t.path)
+		if syn == nil {
+			continue
+		}
+		// Dependencies: top-level declarations of the files the target
+		// imports (and of its own package, for languages whose package
+		// members are visible without import) that the target region uses.
+		visible := map[string]bool{}
+		for _, e := range g.Imports(t.path) {
+			visible[e.To] = true
+		}
+		if samePackageVisible(syn.Language) {
+			dir := path.Dir(t.path)
+			for _, q := range p.root.Paths() {
+				if path.Dir(q) == dir && q != t.path {
+					if s := p.root.Syntax(q); s != nil && s.Language == syn.Language && s.Package == syn.Package {
+						visible[q] = true
+					}
+				}
+			}
+		}
+		names := syn.Refs
+		if len(t.regions) > 0 {
+			var b []byte
+			for _, s := range regionSegments(t.li, t.regions) {
+				b = append(b, t.text[s.start:s.end]...)
+				b = append(b, '\n')
+			}
+			names = identifiers(b)
+		}
+		for _, name := range names {
+			for _, d := range g.Definitions(name) {
+				if !visible[d.Path] || d.Name != name {
+					continue
+				}
+				s := p.root.Syntax(d.Path)
+				if s == nil || d.Index >= len(s.Symbols) || !dependencyKind(&s.Symbols[d.Index]) {
+					continue
+				}
+				addSym(d.Path, d.Index, ReasonDependency, weightDependency)
+			}
+		}
+		// Interfaces and base types of the target symbols.
+		for _, i := range t.symIdxs {
+			for _, b := range g.BaseTypes(t.path, i) {
+				reason := ReasonBaseType
+				if b.Kind == syntax.Interface {
+					reason = ReasonInterface
+				}
+				addSym(b.Path, b.Index, reason, weightBaseType)
+			}
+		}
+		// Callers: of the target symbols when there are some, else of the
+		// whole file.
+		if len(t.symIdxs) > 0 {
+			for _, i := range t.symIdxs {
+				for _, c := range g.Referrers(syn.Symbols[i].Name) {
+					addFile(c, ReasonCaller, weightCaller)
+				}
+			}
+		} else {
+			for _, c := range g.Callers(t.path) {
+				addFile(c, ReasonCaller, weightCaller)
+			}
+		}
+		for _, c := range g.ConfigFiles(t.path) {
+			addFile(c, ReasonConfig, weightConfig)
+		}
+	}
+	for _, it := range syms {
+		it.levels = []Level{LevelFull}
+		if reliable(p.root.Syntax(it.path)) {
+			it.levels = append(it.levels, LevelSignatures)
+		}
+		p.items = append(p.items, it)
+	}
+	for _, it := range files {
+		it.levels = []Level{LevelFull}
+		p.items = append(p.items, it)
+	}
+	p.rank()
+}
+
+// samePackageVisible reports whether a language makes the declarations of
+// the other files of a package (a directory) visible without an import.
+func samePackageVisible(l syntax.Language) bool {
+	return l == syntax.Go || l == syntax.Java
+}
+
+// dependencyKind keeps the top-level declarations a region can depend on;
+// members are reached through their type.
+func dependencyKind(s *syntax.Symbol) bool {
+	if s.Container != "" {
+		return false
+	}
+	switch s.Kind {
+	case syntax.Field, syntax.EnumMember, syntax.Namespace, syntax.Module, syntax.Property:
+		return false
+	}
+	return true
+}
+
+// rank computes Step 2's score for every item and sorts them: higher
+// score, lower hops, smaller byte_size, path, then symbol as the final
+// tie-breakers. The duplicate-signal penalty applies to an item whose file
+// is already represented by a better-ranked item (or by a target).
+func (p *pipeline) rank() {
+	for _, it := range p.items {
+		it.score = it.weight - min(30, int(it.file.ByteSize/200_000))
+		if it.hops > 1 {
+			it.score -= 10 * (it.hops - 1)
+		}
+	}
+	sortRanked(p.items)
+	seen := map[string]bool{}
+	for _, t := range p.targets {
+		seen[t.path] = true
+	}
+	for _, it := range p.items {
+		if seen[it.path] {
+			it.score -= 5
+		}
+		seen[it.path] = true
+	}
+	sortRanked(p.items)
+}
+
+func sortRanked(items []*item) {
+	slices.SortStableFunc(items, func(a, b *item) int {
+		switch {
+		case a.score != b.score:
+			return cmpInt(b.score, a.score)
+		case a.hops != b.hops:
+			return cmpInt(a.hops, b.hops)
+		case a.file.ByteSize != b.file.ByteSize:
+			return cmpInt(int(a.file.ByteSize), int(b.file.ByteSize))
+		}
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.symbol, b.symbol); c != 0 {
+			return c
+		}
+		return cmpInt(a.symIdx, b.symIdx)
+	})
+}
