@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,8 +173,8 @@ func TestBuildJSON(t *testing.T) {
 	if !sawMain || !sawConstraint {
 		t.Errorf("blocks lack the target file (%v) or the constraints (%v):\n%s", sawMain, sawConstraint, stdout)
 	}
-	if got := res.Manifest.Selection.TargetFiles; len(got) != 1 || got[0] != "main.go" {
-		t.Errorf("target_files = %q, want [main.go]", got)
+	if got := res.Manifest.Selection.TargetFiles; !slices.Contains(got, "main.go") {
+		t.Errorf("target_files = %q, want main.go among them", got)
 	}
 	if res.Manifest.Fingerprints.BundleFingerprint == "" || res.Manifest.BundleID != b.BundleID {
 		t.Errorf("manifest = %+v", res.Manifest)
@@ -380,7 +381,7 @@ func TestFormatMarkdown(t *testing.T) {
 		"- sliced dep.go to fit\n",
 		"## System rules\n\n`system` · P0 · 16 bytes\n\n```\nYou write diffs.\n```\n",
 		// A fence longer than the content's longest backtick run.
-		"## a`b.go\n\n`file` · P0 · path ``a`b.go`` · 22 bytes\n\n`````go\npackage a\n// ```` four\n`````\n",
+		"## a`b.go\n\n`file` · P0 · path ``a`b.go`` · 23 bytes\n\n`````go\npackage a\n// ```` four\n`````\n",
 		// Control characters never reach the terminal.
 		"## dep [31m.go Sig\n",
 		"symbol `Sig`",
@@ -409,9 +410,9 @@ func TestFormatSummary(t *testing.T) {
 		"tokens:    1234 estimated; soft limit 99200, hard limit 124000 (max input 128000 - reserve 4000)\n",
 		"estimator: test-bpe v1\n",
 		"note:      sliced dep.go to fit\n",
-		"blocks (3):\n  P0  system       System rules  16 bytes",
-		"  P0  file         a`b.go        22 bytes  (target)\n",
-		"  P1  symbol       dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
+		"blocks (3):\n  P0  system  System rules  16 bytes\n",
+		"  P0  file    a`b.go        23 bytes  (target)\n",
+		"  P1  symbol  dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
 		"excluded (1):\n  .env  deny_rule\n",
 		"redactions (2):\n  path_excluded   .env    deny_rule  never-send path **/*.env\n  content_sliced  dep.go  budget     SIGNATURES_ONLY\n",
 		"fingerprints:\n  project index  fp-index\n  config         fp-config\n  bundle         fp-bundle\n",

@@ -318,7 +318,7 @@ func TestE2EBuildContext(t *testing.T) {
 	buffer := "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\n// Sub subtracts. EDITOR_ONE\nfunc Sub(a, b int) int { return a - b }\n"
 	_ = p.c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": buffer}})
 	req := map[string]any{
-		"purpose": "intent", "correlation_id": "00000000-0000-4000-8000-0000000000e2", "active_file": uri,
+		"purpose": "diff", "correlation_id": "00000000-0000-4000-8000-0000000000e2", "active_file": uri,
 		"selection": map[string]any{"uri": uri, "range": rangeOf(6, 5, 6, 8)}, // "Sub"
 	}
 	type result struct {

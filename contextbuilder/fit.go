@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/index"
 )
 
 // render returns an item's block at its current level: title, content
@@ -27,8 +30,8 @@ func (p *pipeline) render(it *item) *rendered {
 		switch lv {
 		case LevelRegion:
 			segs = regionSegments(it.li, it.regions)
-			r.desc = "lines " + describeSegments(it.li, segs)
-			r.title = fmt.Sprintf("%s (TARGET_REGION_ONLY: lines %s of %d)", it.path, describeSegments(it.li, segs), it.li.lines())
+			r.desc = describeSegments(it.li, segs)
+			r.title = fmt.Sprintf("%s (TARGET_REGION_ONLY: %s of %d)", it.path, describeSegments(it.li, segs), it.li.lines())
 		case LevelSignatures:
 			segs = signatureSegments(it.li, p.root.Syntax(it.path).Symbols, span{0, len(it.text)})
 			r.desc = fmt.Sprintf("%d declarations", len(segs))
@@ -47,8 +50,8 @@ func (p *pipeline) render(it *item) *rendered {
 			sp := symbolSpan(it.li, s)
 			segs = []segment{{span: sp, line: it.li.lineOf(sp.start)}}
 		}
-		r.desc = "lines " + describeSegments(it.li, segs)
-		r.title = fmt.Sprintf("%s %s in %s (lines %s)", s.Kind, it.symbol, it.path, describeSegments(it.li, segs))
+		r.desc = describeSegments(it.li, segs)
+		r.title = fmt.Sprintf("%s %s in %s (%s)", s.Kind, it.symbol, it.path, describeSegments(it.li, segs))
 		if lv == LevelSignatures {
 			r.title += " (SIGNATURES_ONLY)"
 		}
@@ -168,10 +171,11 @@ func (p *pipeline) fit(ctx context.Context) error {
 	// is the same as adding P2 first.
 	slices.SortStableFunc(opt, func(a, b *item) int { return strings.Compare(string(a.priority), string(b.priority)) })
 	var keepOpt []*item
-	full := false
+	full, dropped := false, 0
 	for _, it := range opt {
 		if full {
 			p.drop(it, "not included: the soft limit of %d tokens is reached (removed in reverse rank order)")
+			dropped++
 			continue
 		}
 		if err := p.loadRelated(it); err != nil {
@@ -188,13 +192,14 @@ func (p *pipeline) fit(ctx context.Context) error {
 		if total+r.tokens > p.soft {
 			full = true
 			p.drop(it, "not included: the soft limit of %d tokens is reached (removed in reverse rank order)")
+			dropped++
 			continue
 		}
 		total += r.tokens
 		keepOpt = append(keepOpt, it)
 	}
-	if len(keepOpt) < len(opt) {
-		p.notes = append(p.notes, fmt.Sprintf("fit: removed %d optional (P2/P3) candidates in reverse rank order to stay within the soft limit of %d tokens", len(opt)-len(keepOpt), p.soft))
+	if dropped > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("fit: removed %d optional (P2/P3) candidates in reverse rank order to stay within the soft limit of %d tokens", dropped, p.soft))
 	}
 	// 4.3: slice P1 in reverse rank order.
 	total = p.sliceWhileOver(total, keep1, LevelSignatures, "P1")
@@ -247,7 +252,9 @@ func (p *pipeline) sliceWhileOver(total int, items []*item, to Level, what strin
 		prev := it.level
 		it.level = j
 		r := p.render(it)
-		if r.risk != "" {
+		if r.risk != "" || r.tokens >= before {
+			// A slice that saves nothing (a declaration that is all
+			// signature) is not worth its loss of content.
 			it.level = prev
 			continue
 		}
@@ -270,10 +277,25 @@ func (p *pipeline) loadRelated(it *item) error {
 		return err
 	}
 	if err != nil {
-		p.exclude(it.path, ExcludeBinary, RedactPathExcluded, RedactReasonBinary, "unreadable, treated as binary: "+err.Error())
+		p.exclude(it.path, ExcludeBinary, RedactPathExcluded, RedactReasonBinary, "unreadable, treated as binary: "+readProblem(err))
 		return errSkip
 	}
 	return nil
+}
+
+// readProblem describes a read error without the absolute path the
+// operating system puts in it: reports are independent of where the
+// workspace lives.
+func readProblem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "the file no longer exists"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, index.ErrNotIndexed):
+		return "not in the index"
+	}
+	return "read error"
 }
 
 // drop removes a candidate for the budget.

@@ -184,7 +184,7 @@ func (p *pipeline) diffHint() string {
 		}
 		l := "- " + t.path
 		if len(t.regions) > 0 {
-			l += ": lines " + describeSegments(t.li, regionSegments(t.li, t.regions))
+			l += ": " + describeSegments(t.li, regionSegments(t.li, t.regions))
 		}
 		if len(t.symIdxs) > 0 {
 			var names []string

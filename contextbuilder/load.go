@@ -48,7 +48,7 @@ func (p *pipeline) loadTargets() error {
 			stale = append(stale, se.uris...)
 			continue
 		case err != nil:
-			return &Refusal{Code: RefuseUnsupportedTarget, Message: fmt.Sprintf("target %s cannot be read: %v", t.path, err), Advice: "check that the file exists and is readable, then retry"}
+			return &Refusal{Code: RefuseUnsupportedTarget, Message: fmt.Sprintf("target %s cannot be read: %s", t.path, readProblem(err)), Advice: "check that the file exists and is readable, then retry"}
 		}
 	}
 	if len(stale) > 0 {

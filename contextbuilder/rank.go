@@ -111,6 +111,9 @@ func (p *pipeline) relate() {
 			names = identifiers(b)
 		}
 		for _, name := range names {
+			if name == syn.Package {
+				continue // the package clause names no declaration
+			}
 			for _, d := range g.Definitions(name) {
 				if !visible[d.Path] || d.Name != name {
 					continue
@@ -122,8 +125,10 @@ func (p *pipeline) relate() {
 				addSym(d.Path, d.Index, ReasonDependency, weightDependency)
 			}
 		}
-		// Interfaces and base types of the target symbols.
-		for _, i := range t.symIdxs {
+		// Interfaces and base types of the target symbols, and of the
+		// types that contain them (a method implements its class's
+		// interfaces).
+		for _, i := range withContainers(syn, t.symIdxs) {
 			for _, b := range g.BaseTypes(t.path, i) {
 				reason := ReasonBaseType
 				if b.Kind == syntax.Interface {
@@ -134,14 +139,18 @@ func (p *pipeline) relate() {
 		}
 		// Callers: of the target symbols when there are some, else of the
 		// whole file.
+		// Names match across languages in the graph; a caller must be
+		// able to call, so it shares the target's language family.
+		var callers []string
 		if len(t.symIdxs) > 0 {
 			for _, i := range t.symIdxs {
-				for _, c := range g.Referrers(syn.Symbols[i].Name) {
-					addFile(c, ReasonCaller, weightCaller)
-				}
+				callers = append(callers, g.Referrers(syn.Symbols[i].Name)...)
 			}
 		} else {
-			for _, c := range g.Callers(t.path) {
+			callers = g.Callers(t.path)
+		}
+		for _, c := range callers {
+			if s := p.root.Syntax(c); s != nil && family(s.Language) == family(syn.Language) {
 				addFile(c, ReasonCaller, weightCaller)
 			}
 		}
@@ -161,6 +170,33 @@ func (p *pipeline) relate() {
 		p.items = append(p.items, it)
 	}
 	p.rank()
+}
+
+// withContainers adds to symbol indexes the types of the same file that
+// contain them, found by qualified name.
+func withContainers(syn *syntax.File, idxs []int) []int {
+	out := slices.Clone(idxs)
+	for _, i := range idxs {
+		c := syn.Symbols[i].Container
+		for j := range syn.Symbols {
+			if c != "" && syn.Symbols[j].QualifiedName == c && isTypeLike(syn.Symbols[j].Kind) && !slices.Contains(out, j) {
+				out = append(out, j)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// family groups languages that can call each other.
+func family(l syntax.Language) string {
+	switch l {
+	case syntax.TypeScript, syntax.TSX, syntax.JavaScript:
+		return "ecmascript"
+	case syntax.C, syntax.CPP:
+		return "c"
+	}
+	return string(l)
 }
 
 // samePackageVisible reports whether a language makes the declarations of

@@ -129,10 +129,82 @@ func DecodeRequest(data []byte) (*Request, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing data after the request object", ErrInvalidRequest)
 	}
+	if err := checkKeys(data); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// checkKeys rejects the object keys encoding/json lets through: a key
+// that matches a field only case-insensitively ("PURPOSE", or "purpoſe"
+// by Unicode folding) is an unknown field, since the wire contract is
+// exact snake_case; and a duplicate key is ambiguous (encoding/json keeps
+// the last one, other parsers the first). The thread object is opaque:
+// only duplicates are checked inside it. data is known to be one valid
+// JSON value.
+func checkKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return walkKeys(dec, "", false)
+}
+
+// walkKeys checks the keys of the JSON value that starts at dec's next
+// token; path is its dotted field path.
+func walkKeys(dec *json.Decoder, path string, opaque bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			name := key
+			if path != "" {
+				name = path + "." + key
+			}
+			if seen[key] {
+				return fmt.Errorf("duplicate field %q", name)
+			}
+			seen[key] = true
+			if !opaque && !isFieldName(key) {
+				return fmt.Errorf("unknown field %q (field names are lowercase snake_case)", name)
+			}
+			if err := walkKeys(dec, name, opaque || (path == "" && key == "thread")); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		for dec.More() {
+			if err := walkKeys(dec, path, opaque); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
+}
+
+// isFieldName reports whether key can be a Request field name exactly:
+// lowercase ASCII letters, digits and underscores.
+func isFieldName(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return key != ""
 }
 
 // describeJSONError turns encoding/json errors into messages naming the
@@ -165,6 +237,9 @@ func (r *Request) Validate() error {
 		return bad("field \"purpose\" is required (intent, plan or diff)")
 	default:
 		return bad("field \"purpose\": %q is not one of intent, plan, diff", r.Purpose)
+	}
+	if r.CorrelationID != "" && !isUUID(r.CorrelationID) {
+		return bad("field \"correlation_id\": %q is not a UUID (8-4-4-4-12 lowercase hex digits)", r.CorrelationID)
 	}
 	if r.Selection != nil {
 		if r.Selection.URI == "" {
@@ -203,4 +278,25 @@ func (r *Request) Validate() error {
 		return bad("field \"thread\" must be an object")
 	}
 	return nil
+}
+
+// isUUID reports whether s is a canonical lowercase UUID, the form of every
+// id in the seed schemas.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }

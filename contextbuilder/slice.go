@@ -258,7 +258,8 @@ func fileLine(li *lineIndex, maps []contentMap, off int) int {
 	return 0
 }
 
-// describeSegments renders the line ranges of segments, e.g. "12-40, 90-97".
+// describeSegments renders the line ranges of segments, e.g. "line 7" or
+// "lines 12-40, 90-97".
 func describeSegments(li *lineIndex, segs []segment) string {
 	var parts []string
 	for _, s := range segs {
@@ -269,7 +270,10 @@ func describeSegments(li *lineIndex, segs []segment) string {
 			parts = append(parts, fmt.Sprintf("%d-%d", s.line, last))
 		}
 	}
-	return strings.Join(parts, ", ")
+	if len(parts) == 1 && !strings.Contains(parts[0], "-") {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
 }
 
 // identifiers returns the distinct identifiers of text, sorted: the names a

@@ -45,6 +45,9 @@ func runBuilder[T any](ctx context.Context, s *Session, command string, arg json
 		return nil, buildError(s, command, err, start)
 	}
 	res, err := build(ctx, snap, req, s.buildOptions())
+	if err == nil && res == nil {
+		err = errors.New("the builder returned no result and no error")
+	}
 	if err != nil {
 		return nil, buildError(s, command, err, start)
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/index"
 )
 
 // IndexStatusResult is the result of ctxd.indexStatus. Field names are

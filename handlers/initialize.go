@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"path"
 
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
 )
 

@@ -5,9 +5,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/syntax"
-	"github.com/ctxd/ctxd/contextbuilder/position"
 	"go.lsp.dev/protocol"
 )
 

@@ -195,8 +195,8 @@ func TestBuildContextUsesEditorBuffer(t *testing.T) {
 
 	// Before didOpen the file comes from the disk, once the scan is done.
 	r := h.build(map[string]any{
-		"purpose": "intent", "correlation_id": "00000000-0000-4000-8000-000000000001", "active_file": uri,
-		"selection": map[string]any{"uri": uri, "range": selectionOf(t, disk, "Get", "utf-16")},
+		"purpose": "diff", "correlation_id": "00000000-0000-4000-8000-000000000001", "active_file": uri,
+		"selection": map[string]any{"uri": uri, "range": selectionOf(t, disk, "Get(name", "utf-16")},
 	})
 	if got := r.Manifest.Selection.TargetSymbols; !slices.Equal(got, []string{"Store.Get"}) {
 		t.Errorf("target_symbols from disk = %v, want [Store.Get]", got)
@@ -209,8 +209,8 @@ func TestBuildContextUsesEditorBuffer(t *testing.T) {
 	h.open("store/store.go", storeBuffer)
 	const corr = "00000000-0000-4000-8000-000000000002"
 	req := map[string]any{
-		"purpose": "intent", "correlation_id": corr, "active_file": uri,
-		"selection": map[string]any{"uri": uri, "range": selectionOf(t, storeBuffer, "Put", "utf-16")},
+		"purpose": "diff", "correlation_id": corr, "active_file": uri,
+		"selection": map[string]any{"uri": uri, "range": selectionOf(t, storeBuffer, "Put(name", "utf-16")},
 	}
 	first := h.build(req)
 	if got := first.Manifest.Selection.TargetFiles; !slices.Equal(got, []string{"store/store.go"}) {
@@ -370,9 +370,9 @@ func TestBuildContextInvalidParams(t *testing.T) {
 		{"bad purpose", "ctxd.buildContext", map[string]any{"purpose": "chat"}, `"purpose"`},
 		{"wrong type", "ctxd.buildContext", map[string]any{"purpose": "intent", "active_file": 7}, `"active_file"`},
 		{"absent", "ctxd.buildContext", nil, "arguments[0]"},
-		{"selection elsewhere", "ctxd.buildContext", map[string]any{"purpose": "intent", "active_file": uri,
+		{"selection elsewhere", "ctxd.buildContext", map[string]any{"purpose": "diff", "active_file": uri,
 			"selection": map[string]any{"uri": h.uri("other.go"), "range": rangeAt("", 0, 0, "utf-16")}}, `"selection.uri"`},
-		{"reserve above the input", "ctxd.buildContext", map[string]any{"purpose": "intent", "active_file": uri,
+		{"reserve above the input", "ctxd.buildContext", map[string]any{"purpose": "diff", "active_file": uri,
 			"model": map[string]any{"max_input_tokens": 60}}, `"model.response_token_reserve"`},
 	}
 	for _, tt := range tests {
@@ -420,7 +420,7 @@ func TestBuildContextSelectionEncoding(t *testing.T) {
 			uri := h.uri("text/text.go")
 			h.open("text/text.go", text)
 			r := h.build(map[string]any{
-				"purpose": "intent", "active_file": uri,
+				"purpose": "diff", "active_file": uri,
 				"selection": map[string]any{"uri": uri, "range": rangeAt(text, tt.start, tt.end, tt.encoding)},
 			})
 			if got := r.Manifest.Selection.TargetSymbols; !slices.Equal(got, []string{tt.want}) {
@@ -441,7 +441,7 @@ func TestBuildContextOutOfSync(t *testing.T) {
 		"textDocument":   map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"range": rangeOf(3, 4, 1, 0), "text": "x"}}, // start after end
 	})
-	req := map[string]any{"purpose": "intent", "active_file": uri}
+	req := map[string]any{"purpose": "diff", "active_file": uri}
 	for _, name := range []string{"ctxd.buildContext", "ctxd.manifest", "ctxd.budget"} {
 		if m := h.command(name, req); m.Error == nil || m.Error.Code != -32801 || !strings.Contains(m.Error.Message, uri) {
 			t.Errorf("%s with %s out of sync = %v, want -32801 naming it", name, uri, m.Error)

@@ -1,0 +1,219 @@
+package contextbuilder_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/cbtest"
+	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
+)
+
+var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")
+
+// goldenTime is the created_at of every golden build.
+var goldenTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// goldenCase is one archive of testdata/golden: a workspace (ws/…), a
+// request (request.json, where $ROOT stands for the workspace's file URI),
+// optional options.json ({"config": …, "position_encoding": …}), editor
+// buffers (open/<path>), files rewritten (after-index/<path>) or removed
+// (remove/<path>) on disk after indexing, and the expected output
+// (want.json): the Result, or {"refusal": …}.
+type goldenCase struct {
+	ws      txtar.Archive
+	request []byte
+	options []byte
+	open    map[string][]byte
+	after   map[string][]byte
+	remove  []string
+}
+
+func parseCase(t *testing.T, ar *txtar.Archive) *goldenCase {
+	c := &goldenCase{open: map[string][]byte{}, after: map[string][]byte{}}
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "request.json":
+			c.request = f.Data
+		case f.Name == "options.json":
+			c.options = f.Data
+		case f.Name == "want.json":
+		case strings.HasPrefix(f.Name, "ws/"):
+			c.ws.Files = append(c.ws.Files, txtar.File{Name: strings.TrimPrefix(f.Name, "ws/"), Data: f.Data})
+		case strings.HasPrefix(f.Name, "open/"):
+			c.open[strings.TrimPrefix(f.Name, "open/")] = f.Data
+		case strings.HasPrefix(f.Name, "after-index/"):
+			c.after[strings.TrimPrefix(f.Name, "after-index/")] = f.Data
+		case strings.HasPrefix(f.Name, "remove/"):
+			c.remove = append(c.remove, strings.TrimPrefix(f.Name, "remove/"))
+		default:
+			t.Fatalf("unknown archive file %q", f.Name)
+		}
+	}
+	if c.request == nil {
+		t.Fatal("archive has no request.json")
+	}
+	return c
+}
+
+type goldenOptions struct {
+	Config           contextbuilder.Config `json:"config"`
+	PositionEncoding position.Encoding     `json:"position_encoding"`
+}
+
+// run writes the workspace under dir, indexes it, applies the editor
+// buffers and disk changes, and builds twice. It returns the output of the
+// first build after checking the second is byte-identical.
+func (c *goldenCase) run(t *testing.T, dir string) []byte {
+	t.Helper()
+	writeArchive(t, dir, &c.ws)
+	x := index.New(index.Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
+	ctx := context.Background()
+	if _, err := x.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range c.open {
+		x.SetDocument(ctx, index.PathToURI(filepath.Join(dir, p)), 1, text)
+	}
+	for p, data := range c.after {
+		if err := os.WriteFile(filepath.Join(dir, p), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range c.remove {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var o goldenOptions
+	if c.options != nil {
+		if err := json.Unmarshal(c.options, &o); err != nil {
+			t.Fatalf("options.json: %v", err)
+		}
+	}
+	raw := bytes.ReplaceAll(c.request, []byte("$ROOT"), []byte(index.PathToURI(dir)))
+	build := func() []byte {
+		req, err := contextbuilder.DecodeRequest(raw)
+		if err != nil {
+			t.Fatalf("request.json: %v", err)
+		}
+		res, err := contextbuilder.Build(ctx, x.Snapshot(), req, contextbuilder.Options{
+			Config:           o.Config,
+			PositionEncoding: o.PositionEncoding,
+			CreatedAt:        goldenTime,
+			Tokens:           tokens.NewCache(0),
+			Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
+				x.FilesChanged(ctx, uris)
+				return x.Snapshot()
+			},
+		})
+		return encodeOutcome(t, res, err)
+	}
+	first := build()
+	if second := build(); !bytes.Equal(first, second) {
+		t.Errorf("second build differs from the first:\n%s", cmp.Diff(string(first), string(second)))
+	}
+	return first
+}
+
+// encodeOutcome renders a build's result or refusal as golden JSON and
+// validates it against its schema.
+func encodeOutcome(t *testing.T, res *contextbuilder.Result, err error) []byte {
+	t.Helper()
+	var ref *contextbuilder.Refusal
+	var v any
+	switch {
+	case errors.As(err, &ref):
+		v = map[string]any{"refusal": ref}
+		cbtest.ValidateValue(t, "cli_refusal.schema.json", v)
+	case err != nil:
+		v = map[string]any{"error": err.Error()}
+	default:
+		v = res
+		cbtest.ValidateValue(t, "build_result.schema.json", res)
+	}
+	b, mErr := json.MarshalIndent(v, "", "  ")
+	if mErr != nil {
+		t.Fatal(mErr)
+	}
+	return append(b, '\n')
+}
+
+func writeArchive(t *testing.T, dir string, ar *txtar.Archive) {
+	t.Helper()
+	for _, f := range ar.Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func tempRoot(t *testing.T) string {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestGolden builds every testdata/golden archive twice and compares the
+// output with want.json. `go test ./contextbuilder -run Golden -update`
+// rewrites want.json; review the diff before committing.
+func TestGolden(t *testing.T) {
+	archives, err := filepath.Glob("testdata/golden/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no golden archives: %v", err)
+	}
+	for _, name := range archives {
+		t.Run(strings.TrimSuffix(filepath.Base(name), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := parseCase(t, ar).run(t, tempRoot(t))
+			if *update {
+				found := false
+				for i := range ar.Files {
+					if ar.Files[i].Name == "want.json" {
+						ar.Files[i].Data, found = got, true
+					}
+				}
+				if !found {
+					ar.Files = append(ar.Files, txtar.File{Name: "want.json", Data: got})
+				}
+				if err := os.WriteFile(name, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var want []byte
+			for _, f := range ar.Files {
+				if f.Name == "want.json" {
+					want = f.Data
+				}
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", name, diff)
+			}
+		})
+	}
+}
