@@ -153,8 +153,8 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 
-	fail := func(code int, format string, args ...any) int {
-		fmt.Fprintf(stderr, "ctxd build: "+format+"\n", args...)
+	fail := func(code int, msg string, args ...any) int {
+		fmt.Fprintf(stderr, "ctxd build: "+msg+"\n", args...)
 		return code
 	}
 	switch *format {

@@ -34,7 +34,7 @@ func (p *pipeline) assemble() error {
 	}
 	correlation := p.req.CorrelationID
 	if correlation == "" {
-		c, err := canonical(p.req)
+		c, err := canonical(p.portableRequest())
 		if err != nil {
 			return err
 		}
@@ -67,6 +67,46 @@ func (p *pipeline) assemble() error {
 	p.bundle = bundle
 	p.bundleFP = bfp
 	return nil
+}
+
+// portableRequest is the request with every URI and absolute path made
+// relative to the root, so that ids derived from it do not depend on where
+// the workspace lives (INV-CONTEXT-2).
+func (p *pipeline) portableRequest() *Request {
+	r := *p.req
+	rel := func(s string) string {
+		if _, ok := asURI(s); !ok {
+			return s
+		}
+		if q, err := p.relPath(s); err == nil {
+			return "root:" + q
+		}
+		return s
+	}
+	r.ActiveFile = rel(r.ActiveFile)
+	if r.Selection != nil {
+		sel := *r.Selection
+		sel.URI = rel(sel.URI)
+		r.Selection = &sel
+	}
+	if r.PlanStep != nil {
+		ps := *r.PlanStep
+		ps.TargetFiles = slices.Clone(ps.TargetFiles)
+		for i, t := range ps.TargetFiles {
+			ps.TargetFiles[i] = rel(t)
+		}
+		r.PlanStep = &ps
+	}
+	r.UserSelectedTargets = slices.Clone(r.UserSelectedTargets)
+	for i := range r.UserSelectedTargets {
+		r.UserSelectedTargets[i].Path = rel(r.UserSelectedTargets[i].Path)
+	}
+	if r.LastError != nil {
+		le := *r.LastError
+		le.Path = rel(le.Path)
+		r.LastError = &le
+	}
+	return &r
 }
 
 // fpBundle is the bundle without bundle_id and created_at: the input of

@@ -32,43 +32,54 @@ var (
 // placeholders are values that are provably not secrets.
 var placeholders = []string{"changeme", "change_me", "password", "secret", "token", "none", "null", "true", "false", "redacted"}
 
-// Scan implements Redactor.
+// Scan implements Redactor. The regular expressions run only on the lines
+// that hold one of their keywords (found in an ASCII-lowercased copy, so
+// byte offsets are unchanged): text without keywords costs one pass.
 func (BasicRedactor) Scan(path string, text []byte) ([]Finding, error) {
 	var out []Finding
 	add := func(rule string, start, end int, c Confidence) {
 		out = append(out, Finding{RuleID: rule, Start: start, End: end, Line: 1 + bytes.Count(text[:start], []byte("\n")), Confidence: c})
 	}
-	for _, m := range pemBegin.FindAllIndex(text, -1) {
-		end := pemEnd.FindIndex(text[m[1]:])
-		if end == nil {
-			add("private-key", m[0], len(text), Uncertain)
-			continue
+	lower := asciiLower(text)
+	if bytes.Contains(lower, []byte("private key")) {
+		for _, m := range pemBegin.FindAllIndex(text, -1) {
+			end := pemEnd.FindIndex(text[m[1]:])
+			if end == nil {
+				add("private-key", m[0], len(text), Uncertain)
+				continue
+			}
+			stop := m[1] + end[1]
+			add("private-key", m[0], stop, High)
+			if len(bytes.TrimSpace(text[:m[0]])) == 0 && len(bytes.TrimSpace(text[stop:])) == 0 {
+				out[len(out)-1].WholeFile = true
+			}
 		}
-		stop := m[1] + end[1]
-		add("private-key", m[0], stop, High)
-		if len(bytes.TrimSpace(text[:m[0]])) == 0 && len(bytes.TrimSpace(text[stop:])) == 0 {
-			out[len(out)-1].WholeFile = true
-		}
-	}
-	for _, m := range skKey.FindAllIndex(text, -1) {
-		add("openai-api-key", m[0], m[1], High)
-	}
-	for _, m := range authHdr.FindAllSubmatchIndex(text, -1) {
-		add("authorization-header", m[2], m[3], High)
 	}
 	code := isCode(path)
-	for _, m := range assign.FindAllSubmatchIndex(text, -1) {
-		vs, ve := m[4], m[5]
-		v := string(text[vs:ve])
-		quoted := strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`)
-		if quoted {
-			vs, ve = vs+1, ve-1
-			v = v[1 : len(v)-1]
+	for _, ln := range keywordLines(lower, []string{"sk-"}) {
+		for _, m := range skKey.FindAllIndex(text[ln.start:ln.end], -1) {
+			add("openai-api-key", ln.start+m[0], ln.start+m[1], High)
 		}
-		if !secretValue(v, quoted, code) {
-			continue
+	}
+	for _, ln := range keywordLines(lower, []string{"authorization"}) {
+		for _, m := range authHdr.FindAllSubmatchIndex(text[ln.start:ln.end], -1) {
+			add("authorization-header", ln.start+m[2], ln.start+m[3], High)
 		}
-		add("credential-assignment", vs, ve, High)
+	}
+	for _, ln := range keywordLines(lower, assignKeywords) {
+		for _, m := range assign.FindAllSubmatchIndex(text[ln.start:ln.end], -1) {
+			vs, ve := ln.start+m[4], ln.start+m[5]
+			v := string(text[vs:ve])
+			quoted := strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`)
+			if quoted {
+				vs, ve = vs+1, ve-1
+				v = v[1 : len(v)-1]
+			}
+			if !secretValue(v, quoted, code) {
+				continue
+			}
+			add("credential-assignment", vs, ve, High)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Start != b.Start {
@@ -77,6 +88,52 @@ func (BasicRedactor) Scan(path string, text []byte) ([]Finding, error) {
 		return b.End - a.End
 	})
 	return out, nil
+}
+
+// assignKeywords are the lowercase words every credential-assignment match
+// contains.
+var assignKeywords = []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey", "access_key", "access-key", "private_key", "private-key"}
+
+// asciiLower lowercases ASCII letters only, keeping every byte offset.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// keywordLines returns the distinct lines (byte spans, sorted) holding any
+// of the keywords.
+func keywordLines(lower []byte, keywords []string) []span {
+	var out []span
+	for _, k := range keywords {
+		kb := []byte(k)
+		for i := 0; ; {
+			j := bytes.Index(lower[i:], kb)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			start := bytes.LastIndexByte(lower[:at], '\n') + 1
+			end := bytes.IndexByte(lower[at:], '\n')
+			if end < 0 {
+				end = len(lower)
+			} else {
+				end += at
+			}
+			out = append(out, span{start, end})
+			i = end
+			if i >= len(lower) {
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
+	return slices.Compact(out)
 }
 
 // secretValue decides whether an assigned value is a credential rather

@@ -1,0 +1,108 @@
+package contextbuilder_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
+)
+
+// The GOROOT benchmarks index $(go env GOROOT)/src once per process (a
+// warm index, as in a running server) and then time builds of
+// net/http/server.go with a selection inside (*conn).serve.
+var goroot struct {
+	once sync.Once
+	x    *index.Index
+	uri  string
+	sel  position.Range
+	err  error
+}
+
+func gorootIndex(b *testing.B) {
+	goroot.once.Do(func() {
+		dir := filepath.Join(runtime.GOROOT(), "src")
+		target := filepath.Join(dir, "net", "http", "server.go")
+		text, err := os.ReadFile(target)
+		if err != nil {
+			goroot.err = err
+			return
+		}
+		i := bytes.Index(text, []byte("func (c *conn) serve(ctx context.Context) {"))
+		if i < 0 {
+			goroot.err = fmt.Errorf("(*conn).serve not found in %s", target)
+			return
+		}
+		line := uint32(bytes.Count(text[:i], []byte("\n")))
+		goroot.sel = position.Range{Start: position.Position{Line: line + 10, Character: 2}, End: position.Position{Line: line + 12, Character: 0}}
+		goroot.x = index.New(index.Options{CacheDir: "off"})
+		goroot.x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "src", Dir: dir}})
+		_, goroot.err = goroot.x.Wait(context.Background())
+		goroot.uri = index.PathToURI(target)
+	})
+	if goroot.err != nil {
+		b.Skipf("GOROOT corpus unavailable: %v", goroot.err)
+	}
+}
+
+// BenchmarkGOROOT reports p50 and p95 latency of ctxd.buildContext
+// (Build) and ctxd.budget (Budget) at budgets of 8k, 32k and 128k tokens,
+// with a warm index and a warm token cache.
+func BenchmarkGOROOT(b *testing.B) {
+	gorootIndex(b)
+	cache := tokens.NewCache(0)
+	for _, budget := range []int{8000, 32000, 128000} {
+		req := &contextbuilder.Request{
+			Purpose:    contextbuilder.PurposeDiff,
+			ActiveFile: goroot.uri,
+			Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
+			Model:      &contextbuilder.ModelRequest{MaxInputTokens: &budget},
+		}
+		opts := contextbuilder.Options{Tokens: cache}
+		snap := goroot.x.Snapshot()
+		run := func(name string, f func() error) {
+			b.Run(fmt.Sprintf("%s/%dk", name, budget/1000), func(b *testing.B) {
+				if err := f(); err != nil { // warm: graph, caches
+					b.Fatal(err)
+				}
+				times := make([]time.Duration, 0, b.N)
+				for b.Loop() {
+					start := time.Now()
+					if err := f(); err != nil {
+						b.Fatal(err)
+					}
+					times = append(times, time.Since(start))
+				}
+				slices.Sort(times)
+				pct := func(p float64) float64 {
+					return float64(times[int(float64(len(times)-1)*p)].Microseconds()) / 1000
+				}
+				b.ReportMetric(pct(0.50), "p50-ms")
+				b.ReportMetric(pct(0.95), "p95-ms")
+			})
+		}
+		var last *contextbuilder.Result
+		run("build", func() error {
+			r, err := contextbuilder.Build(context.Background(), snap, req, opts)
+			last = r
+			return err
+		})
+		if last != nil {
+			b.Logf("budget %d: %d blocks, %d excluded, %d tokens, decision %s", budget, len(last.Bundle.Blocks), len(last.Manifest.Selection.ExcludedCandidates), last.BudgetReport.EstimatedInputTokens, last.BudgetReport.Decision)
+		}
+		run("budget", func() error {
+			_, err := contextbuilder.Budget(context.Background(), snap, req, opts)
+			return err
+		})
+	}
+}
