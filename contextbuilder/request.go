@@ -256,6 +256,12 @@ func (r *Request) Validate() error {
 	if r.Purpose == PurposeDiff && r.PlanStep == nil && r.ActiveFile == "" && r.Selection == nil && len(r.UserSelectedTargets) == 0 {
 		return bad("purpose \"diff\" needs a target: \"plan_step\", \"active_file\", \"selection\" or \"user_selected_targets\"")
 	}
+	if r.Intent != nil && (r.Intent.ID == "" || strings.TrimSpace(r.Intent.Text) == "") {
+		return bad("fields \"intent.id\" and \"intent.text\" are required when \"intent\" is given")
+	}
+	if r.PlanStep != nil && r.PlanStep.ID == "" {
+		return bad("field \"plan_step.id\" is required when \"plan_step\" is given")
+	}
 	for i, t := range r.UserSelectedTargets {
 		if t.Path == "" {
 			return bad("field \"user_selected_targets[%d].path\" is required", i)
@@ -272,6 +278,9 @@ func (r *Request) Validate() error {
 		}
 		if strings.TrimSpace(c.Text) == "" {
 			return bad("field \"constraints[%d].text\" is required", i)
+		}
+		if c.ID == "" {
+			return bad("field \"constraints[%d].id\" is required", i)
 		}
 	}
 	if len(r.Thread) > 0 && !bytes.HasPrefix(bytes.TrimSpace(r.Thread), []byte("{")) && !bytes.Equal(bytes.TrimSpace(r.Thread), []byte("null")) {
