@@ -9,17 +9,13 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 )
 
-// assemble orders the kept blocks (INV-CONTEXT-1), fills their meta,
-// accounts for every slice and redaction, and computes the fingerprints
-// and ids.
-func (p *pipeline) assemble() error {
+// account sorts the kept blocks (INV-CONTEXT-1) and records what each one
+// leaves out: its secret redactions and its slice. Both ctxd.budget and a
+// build do it, so their counts agree.
+func (p *pipeline) account() {
 	sortItems(p.blocks)
-	blocks := make([]Block, 0, len(p.blocks))
 	for _, it := range p.blocks {
 		r := p.render(it)
-		b := Block{BlockType: it.typ, Priority: it.priority, Title: r.title, Content: r.content}
-		b.Meta = p.meta(it, r)
-		blocks = append(blocks, b)
 		p.redacts = append(p.redacts, r.redactions...)
 		if it.typ == BlockSymbol {
 			lv := it.levels[it.level]
@@ -32,13 +28,25 @@ func (p *pipeline) assemble() error {
 			p.redacts = append(p.redacts, Redaction{Type: RedactContentSliced, Target: it.path, Reason: RedactReasonBudget, Details: fmt.Sprintf("%s: %s, %s of %d", it.levels[it.level], it.reason, r.desc, it.li.lines())})
 		}
 	}
+}
+
+// assemble turns the ordered blocks into the bundle: content, meta,
+// fingerprints and ids.
+func (p *pipeline) assemble() error {
+	blocks := make([]Block, 0, len(p.blocks))
+	for _, it := range p.blocks {
+		r := p.render(it)
+		b := Block{BlockType: it.typ, Priority: it.priority, Title: r.title, Content: r.content}
+		b.Meta = p.meta(it, r)
+		blocks = append(blocks, b)
+	}
+	req, err := canonical(p.portableRequest())
+	if err != nil {
+		return err
+	}
 	correlation := p.req.CorrelationID
 	if correlation == "" {
-		c, err := canonical(p.portableRequest())
-		if err != nil {
-			return err
-		}
-		correlation = uuidOf("ctxd.correlation", string(c))
+		correlation = uuidOf("ctxd.correlation", string(req))
 	}
 	bundle := &Bundle{
 		BundleVersion: BundleVersion,
@@ -48,12 +56,10 @@ func (p *pipeline) assemble() error {
 		Model:         p.model,
 		Blocks:        blocks,
 	}
-	// block_id: from the fingerprint of the bundle without any id, and the
-	// block's position and sort key, so ids are stable and unique.
-	inputs, err := fingerprint(fpBundle(bundle))
-	if err != nil {
-		return err
-	}
+	// block_id: from the bundle's inputs (INV-CONTEXT-2: the index and
+	// config fingerprints and the canonical request) and the block's
+	// position and sort key, so ids are stable and unique.
+	inputs := strings.Join([]string{p.root.Fingerprint(), p.configFP, string(req)}, "\x00")
 	for i := range bundle.Blocks {
 		b := &bundle.Blocks[i]
 		key := strings.Join([]string{string(b.Priority), string(b.BlockType), deref(b.Meta.Path), deref(b.Meta.Symbol), b.Title}, "\x00")

@@ -19,6 +19,10 @@ func (p *pipeline) read(it *item) error {
 	if it.text != nil {
 		return nil
 	}
+	if t, ok := p.texts[it.path]; ok {
+		it.text, it.li = t.text, t.li
+		return nil
+	}
 	text, err := p.root.ReadText(it.path)
 	if errors.Is(err, index.ErrStale) {
 		return &staleError{uris: []string{p.root.URIOf(it.path)}}
@@ -31,7 +35,17 @@ func (p *pipeline) read(it *item) error {
 	}
 	it.text = text
 	it.li = newLineIndex(text)
+	if p.texts == nil {
+		p.texts = map[string]fileText{}
+	}
+	p.texts[it.path] = fileText{it.text, it.li}
 	return nil
+}
+
+// fileText is a file read once per build and shared by its items.
+type fileText struct {
+	text []byte
+	li   *lineIndex
 }
 
 // loadTargets reads every target (collecting all stale files before

@@ -81,8 +81,8 @@ type pipeline struct {
 	excluded []Excluded
 	redacts  []Redaction
 	notes    []string
-	symbols  []string // target symbols (qualified names)
-	stale    []string
+	symbols  []string            // target symbols (qualified names)
+	texts    map[string]fileText // files read by this build, by path
 
 	configFP string
 	total    int
@@ -137,6 +137,12 @@ func (p *pipeline) run(ctx context.Context) error {
 	// Step 4: fit to budget.
 	if err := p.fit(ctx); err != nil {
 		return err
+	}
+	p.account()
+	if p.mode == modeBudget {
+		// ctxd.budget produces no bundle, so it skips ordering, meta and
+		// fingerprints: its report's bundle_id is "".
+		return nil
 	}
 	return p.assemble()
 }
