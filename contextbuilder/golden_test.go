@@ -29,7 +29,8 @@ var goldenTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // goldenCase is one archive of testdata/golden: a workspace (ws/…), a
 // request (request.json, where $ROOT stands for the workspace's file URI),
-// optional options.json ({"config": …, "position_encoding": …}), editor
+// optional options.json ({"config": …, "position_encoding": …,
+// "max_file_size": …}), editor
 // buffers (open/<path>), files rewritten (after-index/<path>) or removed
 // (remove/<path>) on disk after indexing, and the expected output
 // (want.json): the Result, or {"refusal": …}.
@@ -72,6 +73,8 @@ func parseCase(t *testing.T, ar *txtar.Archive) *goldenCase {
 type goldenOptions struct {
 	Config           contextbuilder.Config `json:"config"`
 	PositionEncoding position.Encoding     `json:"position_encoding"`
+	// MaxFileSize is the index's size cap; 0 means the default.
+	MaxFileSize int64 `json:"max_file_size"`
 }
 
 // run writes the workspace under dir, indexes it, applies the editor
@@ -80,7 +83,13 @@ type goldenOptions struct {
 func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	t.Helper()
 	writeArchive(t, dir, &c.ws)
-	x := index.New(index.Options{CacheDir: "off"})
+	var o goldenOptions
+	if c.options != nil {
+		if err := json.Unmarshal(c.options, &o); err != nil {
+			t.Fatalf("options.json: %v", err)
+		}
+	}
+	x := index.New(index.Options{CacheDir: "off", MaxFileSize: o.MaxFileSize})
 	t.Cleanup(func() { x.Close() })
 	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
 	ctx := context.Background()
@@ -98,12 +107,6 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	for _, p := range c.remove {
 		if err := os.Remove(filepath.Join(dir, p)); err != nil {
 			t.Fatal(err)
-		}
-	}
-	var o goldenOptions
-	if c.options != nil {
-		if err := json.Unmarshal(c.options, &o); err != nil {
-			t.Fatalf("options.json: %v", err)
 		}
 	}
 	raw := bytes.ReplaceAll(c.request, []byte("$ROOT"), []byte(index.PathToURI(dir)))
