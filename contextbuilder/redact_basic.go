@@ -25,7 +25,7 @@ var (
 	pemEnd   = regexp.MustCompile(`-----END ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
 	skKey    = regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`)
 	authHdr  = regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`)
-	assign   = regexp.MustCompile(`(?i)(?:^|[^a-z0-9_])((?:[a-z0-9_.-]*[_.-])?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret))["']?\s*(?::=|=|:)[ \t]*("[^"\\\n]*"|'[^'\\\n]*'|[^\s"'#;,]+)`)
+	assign   = regexp.MustCompile(`(?i)(?:^|[^a-z0-9_])((?:[a-z0-9_.-]*[_.-])?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret))["']?\s*(?::=|=|:)[ \t]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"'#;,]+)`)
 	codeExpr = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*(\(|\[|$)`)
 )
 
