@@ -276,34 +276,31 @@ func describeSegments(li *lineIndex, segs []segment) string {
 	return "lines " + strings.Join(parts, ", ")
 }
 
-// identifiers returns the distinct identifiers of text, sorted: the names a
-// target region uses, matched against the index's definitions.
+// identifiers returns the distinct ASCII identifiers of text, sorted: the
+// names a target region uses, matched against the index's definitions.
+// Words with non-ASCII letters are skipped whole, never split.
 func identifiers(text []byte) []string {
+	word := func(c byte) bool {
+		return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+	}
 	seen := map[string]bool{}
 	var out []string
-	i := 0
-	for i < len(text) {
-		c := text[i]
-		if c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
-			j := i + 1
-			for j < len(text) && (text[j] == '_' || text[j] >= 'A' && text[j] <= 'Z' || text[j] >= 'a' && text[j] <= 'z' || text[j] >= '0' && text[j] <= '9') {
-				j++
-			}
-			w := string(text[i:j])
-			if !seen[w] {
-				seen[w] = true
-				out = append(out, w)
-			}
-			i = j
+	for i := 0; i < len(text); {
+		if !word(text[i]) {
+			i++
 			continue
 		}
-		if c >= '0' && c <= '9' {
-			for i < len(text) && (text[i] >= '0' && text[i] <= '9' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || text[i] == '_') {
-				i++
-			}
-			continue
+		j := i
+		ascii := true
+		for j < len(text) && word(text[j]) {
+			ascii = ascii && text[j] < 0x80
+			j++
 		}
-		i++
+		if w := text[i:j]; ascii && !(w[0] >= '0' && w[0] <= '9') && !seen[string(w)] {
+			seen[string(w)] = true
+			out = append(out, string(w))
+		}
+		i = j
 	}
 	slices.Sort(out)
 	return out
