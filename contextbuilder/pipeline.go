@@ -54,12 +54,24 @@ func run(ctx context.Context, snap *index.Snapshot, req *Request, opts Options, 
 		if opts.Refresh == nil || attempt >= maxRefreshes {
 			return nil, &Refusal{
 				Code:    RefuseUnsupportedTarget,
-				Message: fmt.Sprintf("%s changed on disk while the context was built and could not be read deterministically", strings.Join(stale.uris, ", ")),
+				Message: fmt.Sprintf("%s changed on disk while the context was built and could not be read deterministically", strings.Join(relPaths(snap, stale.uris), ", ")),
 				Advice:  "save or stop editing the file and retry",
 			}
 		}
 		snap = opts.Refresh(ctx, stale.uris)
 	}
+}
+
+// relPaths turns file URIs into workspace-relative paths for messages.
+func relPaths(snap *index.Snapshot, uris []string) []string {
+	out := make([]string, len(uris))
+	for i, u := range uris {
+		out[i] = u
+		if _, rel, ok := snap.Locate(u); ok {
+			out[i] = rel
+		}
+	}
+	return out
 }
 
 // pipeline holds one build's state. It is used by one goroutine.
