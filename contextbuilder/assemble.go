@@ -241,7 +241,15 @@ func (p *pipeline) manifest() *Manifest {
 		sel.IncludedFiles = append(sel.IncludedFiles, IncludedFile{Path: it.path, Hash: it.file.SHA256, Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, Reason: it.reason})
 	}
 	slices.SortFunc(sel.IncludedFiles, func(a, b IncludedFile) int { return strings.Compare(a.Path, b.Path) })
-	sel.ExcludedCandidates = append(sel.ExcludedCandidates, p.excluded...)
+	// A path with a block in the bundle is not an excluded candidate even
+	// when another of its blocks was removed (a P2 file whose P1 symbol
+	// stays): the removal is in the redaction report, and no excluded path
+	// appears in a block.
+	for _, x := range p.excluded {
+		if _, in := best[x.Path]; !in {
+			sel.ExcludedCandidates = append(sel.ExcludedCandidates, x)
+		}
+	}
 	slices.SortFunc(sel.ExcludedCandidates, func(a, b Excluded) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(string(a.Reason), string(b.Reason)))
 	})

@@ -72,6 +72,11 @@ func (p *pipeline) render(it *item) *rendered {
 // high-confidence secret span with [REDACTED:<rule>]. A finding that
 // cannot be removed by a span (uncertain, or the whole text is the
 // credential) marks the block as a secret risk instead.
+//
+// A slice is checked twice: its own text is scanned, and the findings of
+// the whole file are carried into it, because a slice can cut a secret so
+// that no pattern matches what is left (the body lines of a key without
+// its BEGIN line).
 func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	name := it.path
 	if name == "" {
@@ -81,6 +86,20 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	if err != nil {
 		r.risk = "scan-failed"
 		return
+	}
+	if it.text != nil {
+		whole, err := p.fileFindings(it)
+		if err != nil {
+			r.risk = "scan-failed"
+			return
+		}
+		findings = append(findings, carry(whole, maps)...)
+		slices.SortStableFunc(findings, func(a, b Finding) int {
+			if a.Start != b.Start {
+				return cmpInt(a.Start, b.Start)
+			}
+			return cmpInt(b.End, a.End)
+		})
 	}
 	var b strings.Builder
 	last := 0
@@ -113,8 +132,41 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	}
 }
 
-// errNoRoom stops filling optional blocks.
-var errNoRoom = errors.New("no room")
+// fileFindings scans a file's whole text once per build.
+func (p *pipeline) fileFindings(it *item) ([]Finding, error) {
+	if f, ok := p.findings[it.path]; ok {
+		return f, nil
+	}
+	f, err := p.redactor.Scan(it.path, it.text)
+	if err != nil {
+		return nil, err
+	}
+	if p.findings == nil {
+		p.findings = map[string][]Finding{}
+	}
+	p.findings[it.path] = f
+	return f, nil
+}
+
+// carry maps whole-file findings onto a block's content: the part of each
+// finding inside a segment, at its content offset. A whole-file credential
+// keeps its flag, so that any slice of it is a risk.
+func carry(whole []Finding, maps []contentMap) []Finding {
+	var out []Finding
+	for _, f := range whole {
+		for _, m := range maps {
+			s, e := max(f.Start, m.seg.start), min(f.End, m.seg.end)
+			if s >= e {
+				continue
+			}
+			g := f
+			g.Start = m.contentOff + s - m.seg.start
+			g.End = m.contentOff + e - m.seg.start
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 // fit runs Step 4. Required blocks (P0, then P1) are rendered most
 // complete first. Optional blocks (P3, then P2 in rank order) are added

@@ -93,8 +93,9 @@ type pipeline struct {
 	excluded []Excluded
 	redacts  []Redaction
 	notes    []string
-	symbols  []string            // target symbols (qualified names)
-	texts    map[string]fileText // files read by this build, by path
+	symbols  []string             // target symbols (qualified names)
+	texts    map[string]fileText  // files read by this build, by path
+	findings map[string][]Finding // secrets of whole files, by path
 
 	configFP string
 	total    int

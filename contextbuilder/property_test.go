@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
@@ -34,7 +35,9 @@ import (
 // fixed seed and is indexed once; each request comes from (seed, k). A
 // failure names both in the subtest name:
 //
-//	go test ./contextbuilder -run 'TestProperties/ws=17/req=2' -v
+//	go test ./contextbuilder -run 'TestProperties/^ws=17$/^req=2$' -v
+//
+// PROP_DUMP=1 logs every outcome; -v logs what the cases exercised.
 const (
 	propWorkspaces  = 50
 	propRequestsPer = 4
@@ -94,10 +97,10 @@ func randString(r *rand.Rand, alphabet string, n int) string {
 type secretKind int
 
 const (
-	secretPassword secretKind = iota // password = "s3cr3t-value-…"
-	secretSK                         // "sk-" + 30 alphanumerics
-	secretPEMString                  // a private key block in a string literal
-	secretPEMComment                 // a private key block in a comment
+	secretPassword   secretKind = iota // password = "s3cr3t-value-…"
+	secretSK                           // "sk-" + 30 alphanumerics
+	secretPEMString                    // a private key block in a string literal
+	secretPEMComment                   // a private key block in a comment
 	numSecretKinds
 )
 
@@ -220,10 +223,10 @@ func insertAt(r *rand.Rand, chunks []string, snippet string) (string, int) {
 
 // plantIn maybe plants a secret in a generated file and returns the final
 // text.
-func (w *workspace) plantIn(r *rand.Rand, p, lang string, chunks []string, pad func(*strings.Builder)) []byte {
+func (w *workspace) plantIn(r *rand.Rand, p, lang string, chance int, chunks []string, pad func(b *strings.Builder, atLeast int)) []byte {
 	var snippet string
 	var body [2]int
-	planted := r.IntN(5) == 0
+	planted := r.IntN(100) < chance
 	if planted {
 		kind := secretKind(r.IntN(int(numSecretKinds)))
 		snippet, body = w.plantSecret(r, lang, kind, r.IntN(3) > 0)
@@ -237,7 +240,12 @@ func (w *workspace) plantIn(r *rand.Rand, p, lang string, chunks []string, pad f
 	}
 	var b strings.Builder
 	b.WriteString(text)
-	pad(&b)
+	atLeast := 0
+	if body[1] > body[0] {
+		// Large enough that a small budget slices the file.
+		atLeast = 4000
+	}
+	pad(&b, atLeast)
 	if planted && body[1] > body[0] {
 		if w.pemBodies == nil {
 			w.pemBodies = map[string][][2]int{}
@@ -327,7 +335,7 @@ func genWorkspace(r *rand.Rand) *workspace {
 				chunks = append(chunks, fmt.Sprintf("// Helper names the package.\nfunc Helper() string { return %q }\n", pkg.name))
 			}
 			size := sizeClass(r)
-			w.add(p, w.plantIn(r, p, "go", chunks, func(b *strings.Builder) { padGo(b, r, pkg.prefix+fmt.Sprint(j), size) }))
+			w.add(p, w.plantIn(r, p, "go", 20, chunks, func(b *strings.Builder, atLeast int) { padGo(b, r, pkg.prefix+fmt.Sprint(j), max(size, atLeast)) }))
 			w.texts = append(w.texts, p)
 		}
 	}
@@ -379,7 +387,7 @@ func genWorkspace(r *rand.Rand) *workspace {
 			w.symbols = append(w.symbols, "Greeter", "MainGreeter", "mainEntry")
 		}
 		size := sizeClass(r)
-		w.add(p, w.plantIn(r, p, "ts", chunks, func(b *strings.Builder) { padTS(b, r, "pad", size) }))
+		w.add(p, w.plantIn(r, p, "ts", 20, chunks, func(b *strings.Builder, atLeast int) { padTS(b, r, "pad", max(size, atLeast)) }))
 		w.texts = append(w.texts, p)
 	}
 
@@ -390,9 +398,9 @@ func genWorkspace(r *rand.Rand) *workspace {
 	}
 	if r.IntN(3) == 0 {
 		chunks := []string{"Notes\n", "Deploy with care.\n"}
-		size := sizeClass(r)
-		w.add("docs/notes.txt", w.plantIn(r, "docs/notes.txt", "txt", chunks, func(b *strings.Builder) {
-			for i := 0; b.Len() < size; i++ {
+		size := 1000 + r.IntN(9000)
+		w.add("docs/notes.txt", w.plantIn(r, "docs/notes.txt", "txt", 60, chunks, func(b *strings.Builder, atLeast int) {
+			for i := 0; b.Len() < max(size, atLeast); i++ {
 				fmt.Fprintf(b, "note %d: nothing to see here, only words to make the file longer.\n", i)
 			}
 		}))
@@ -426,7 +434,7 @@ func genWorkspace(r *rand.Rand) *workspace {
 		w.add("node_modules/left-pad/index.js", []byte("module.exports = function leftPad(s) { return ' ' + s; };\n"))
 		w.denied = append(w.denied, "node_modules/left-pad/index.js")
 	}
-	if r.IntN(2) == 0 {
+	if r.IntN(2) == 0 || len(w.files) < 3 {
 		b := []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13}
 		for range 64 + r.IntN(256) {
 			b = append(b, byte(r.IntN(256)))
@@ -463,7 +471,9 @@ func indexDir(t *testing.T, dir string) *index.Index {
 	return x
 }
 
-func fileURI(root, rel string) string { return index.PathToURI(filepath.Join(root, filepath.FromSlash(rel))) }
+func fileURI(root, rel string) string {
+	return index.PathToURI(filepath.Join(root, filepath.FromSlash(rel)))
+}
 
 func intp(v int) *int       { return &v }
 func strp(v string) *string { return &v }
@@ -485,11 +495,13 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 		req.Purpose = contextbuilder.PurposeIntent
 	}
 	pickText := func() string { return w.texts[r.IntN(len(w.texts))] }
-	withRange := func(p string) string {
+	pemRange := false
+	withRange := func(p string, inKey bool) string {
 		lines := textLines(w.data(p))
-		if bodies := w.pemBodies[p]; len(bodies) > 0 && r.IntN(2) == 0 {
+		if bodies := w.pemBodies[p]; len(bodies) > 0 && (inKey || r.IntN(10) < 7) {
 			// A range inside a private key body: the slice must not carry
 			// the key out without its BEGIN line.
+			pemRange = true
 			b := bodies[r.IntN(len(bodies))]
 			l1 := b[0] + r.IntN(b[1]-b[0]+1)
 			l2 := l1 + r.IntN(b[1]-l1+1)
@@ -503,17 +515,29 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 		}
 		return fmt.Sprintf("%s:%d-%d", p, l1, l2)
 	}
+	if keyed := slices.Sorted(maps.Keys(w.pemBodies)); len(keyed) > 0 && r.IntN(4) == 0 {
+		// A diff whose target is a range inside a private key block, with
+		// a budget too small for the whole file: the slice must not carry
+		// the key's body out without its BEGIN line.
+		req.Purpose = contextbuilder.PurposeDiff
+		req.PlanStep = &contextbuilder.PlanStep{ID: "s-key", Text: "Rotate the key.", TargetFiles: []string{withRange(keyed[r.IntN(len(keyed))], true)}}
+	}
 	if req.Purpose != contextbuilder.PurposeIntent || r.IntN(3) == 0 {
-		if r.IntN(10) < 8 {
+		if r.IntN(10) < 8 && req.PlanStep == nil {
 			ps := &contextbuilder.PlanStep{ID: fmt.Sprintf("s%d", r.IntN(100)), Text: "Change the code as planned."}
 			var written []string
 			for range r.IntN(4) {
 				var t string
 				switch n := r.IntN(100); {
-				case n < 55:
+				case n < 50:
 					t = pickText()
 				case n < 75:
-					t = withRange(pickText())
+					p := pickText()
+					if keyed := slices.Sorted(maps.Keys(w.pemBodies)); len(keyed) > 0 && r.IntN(2) == 0 {
+						// Prefer a file holding a private key block.
+						p = keyed[r.IntN(len(keyed))]
+					}
+					t = withRange(p, false)
 				case n < 83 && len(w.denied) > 0:
 					t = w.denied[r.IntN(len(w.denied))]
 				case n < 90 && len(written) > 0:
@@ -529,11 +553,14 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 				written = append(written, t)
 			}
 			ps.TargetFiles = written
-			if r.IntN(10) < 3 {
+			if r.IntN(10) < 3 && !pemRange {
 				for range 1 + r.IntN(2) {
-					if r.IntN(15) == 0 {
+					switch r.IntN(15) {
+					case 0:
 						ps.TargetSymbols = append(ps.TargetSymbols, "NoSuchSymbol")
-					} else {
+					case 1, 2:
+						ps.TargetSymbols = append(ps.TargetSymbols, "Run") // ambiguous
+					default:
 						ps.TargetSymbols = append(ps.TargetSymbols, w.symbols[r.IntN(len(w.symbols))])
 					}
 				}
@@ -581,9 +608,14 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 		req.LastError = le
 	}
 	// Budgets from tiny to large, spread on a log scale.
-	maxIn := int(300 * math.Pow(200000.0/300, r.Float64()))
+	top := 200000.0
+	if pemRange {
+		// Small enough that the key's file is sliced to the range.
+		top = 2500
+	}
+	maxIn := int(300 * math.Pow(top/300, r.Float64()))
 	var reserve int
-	if r.IntN(10) < 7 {
+	if r.IntN(10) < 7 || pemRange {
 		reserve = r.IntN(maxIn/4 + 1)
 	} else {
 		reserve = r.IntN(maxIn)
@@ -601,14 +633,6 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 	}
 	return req
 }
-
-
-// knownBugPartialExclusion tolerates a path listed in excluded_candidates
-// (token_budget or secret_risk) that still has a block: one of its
-// candidates (a P2 whole-file block, or one symbol) was removed while
-// another (a P1 symbol block) was kept. See TestExcludedCandidateAlsoIncluded;
-// set to false once that is fixed.
-const knownBugPartialExclusion = true
 
 var allowedRefusals = map[contextbuilder.RefusalCode]bool{
 	contextbuilder.RefuseContextTooLarge:   true,
@@ -665,11 +689,15 @@ func explainedByRedaction(content, text string) bool {
 	}
 	rest := text[len(pieces[0]):]
 	for _, pc := range pieces[1 : len(pieces)-1] {
-		i := strings.Index(rest, pc)
-		if i < 1 {
+		// Each marker replaced a non-empty span.
+		if rest == "" {
 			return false
 		}
-		rest = rest[i+len(pc):]
+		i := strings.Index(rest[1:], pc)
+		if i < 0 {
+			return false
+		}
+		rest = rest[1+i+len(pc):]
 	}
 	last := pieces[len(pieces)-1]
 	return len(rest) > len(last) && strings.HasSuffix(rest, last)
@@ -725,6 +753,15 @@ func TestProperties(t *testing.T) {
 				t.Run(fmt.Sprintf("req=%d", k), func(t *testing.T) {
 					rr := rand.New(rand.NewPCG(seed, k+1))
 					req := genRequest(rr, w, root)
+					if len(w.pemBodies) > 0 {
+						stats["ws_with_key_block"]++
+					}
+					if req.PlanStep != nil && slices.ContainsFunc(req.PlanStep.TargetFiles, func(f string) bool {
+						p, rng, _ := strings.Cut(f, ":")
+						return rng != "" && len(w.pemBodies[p]) > 0
+					}) {
+						stats["range_in_key_file"]++
+					}
 					c.check(t, req)
 				})
 			}
@@ -742,6 +779,9 @@ func (c *propCase) check(t *testing.T, req *contextbuilder.Request) {
 
 	res, err := contextbuilder.Build(ctx, snap, req, c.opts())
 	out := encodeOutcome(t, res, err) // validates against the schemas
+	if os.Getenv("PROP_DUMP") != "" {
+		t.Logf("outcome: %s", out)
+	}
 	for _, v := range c.w.secrets {
 		if bytes.Contains(out, []byte(v)) {
 			t.Errorf("INV-CONTEXT-4: planted secret %q appears in the output", v)
@@ -807,7 +847,12 @@ func (c *propCase) check(t *testing.T, req *contextbuilder.Request) {
 	if diff := cmp.Diff(res.BudgetReport, mres.BudgetReport); diff != "" {
 		t.Errorf("BuildManifest's budget report differs (-build +manifest):\n%s", diff)
 	}
-	if diff := cmp.Diff(res.BudgetReport, bres.BudgetReport); diff != "" {
+	// ctxd.budget builds no bundle, so its report may leave bundle_id
+	// empty; everything else is Build's.
+	if id := bres.BudgetReport.BundleID; id != "" && id != res.BudgetReport.BundleID {
+		t.Errorf("Budget's bundle_id %q, Build's %q", id, res.BudgetReport.BundleID)
+	}
+	if diff := cmp.Diff(res.BudgetReport, bres.BudgetReport, cmpopts.IgnoreFields(contextbuilder.BudgetReport{}, "BundleID")); diff != "" {
 		t.Errorf("Budget's report differs (-build +budget):\n%s", diff)
 	}
 	c.stats[string(res.BudgetReport.Decision)]++
@@ -935,9 +980,6 @@ func (c *propCase) checkResult(t *testing.T, res *contextbuilder.Result) {
 			for _, why := range excluded[p] {
 				if b.BlockType == contextbuilder.BlockErrorContext {
 					// last_error's location, not the file's content.
-					continue
-				}
-				if knownBugPartialExclusion && (why == contextbuilder.ExcludeTokenBudget || why == contextbuilder.ExcludeSecretRisk) {
 					continue
 				}
 				t.Errorf("block %d (%s %q) has meta.path %s, which excluded_candidates lists as %s", i, b.BlockType, b.Title, p, why)
@@ -1095,4 +1137,79 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// buildText indexes files (path, text pairs) in a fresh root and builds req.
+func buildText(t *testing.T, req *contextbuilder.Request, files ...string) (*contextbuilder.Result, error) {
+	t.Helper()
+	root := tempRoot(t)
+	var order []wsFile
+	for i := 0; i+1 < len(files); i += 2 {
+		order = append(order, wsFile{path: files[i], data: []byte(files[i+1])})
+	}
+	(&workspace{}).write(t, root, order)
+	x := indexDir(t, root)
+	return contextbuilder.Build(context.Background(), x.Snapshot(), req, contextbuilder.Options{CreatedAt: goldenTime})
+}
+
+// TestRegionSliceRedactsPrivateKeyBody is a regression test: a
+// TARGET_REGION_ONLY slice inside a private key's body (a line range that
+// leaves out the BEGIN line) matched no rule when scanned alone, and the key
+// body was sent. The whole file's findings are now carried into its slices.
+func TestRegionSliceRedactsPrivateKeyBody(t *testing.T) {
+	const body1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
+	const body2 = "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu"
+	var b strings.Builder
+	b.WriteString("Notes\n-----BEGIN PRIVATE KEY-----\n" + body1 + "\n" + body2 + "\n-----END PRIVATE KEY-----\n")
+	for i := 0; b.Len() < 6000; i++ {
+		fmt.Fprintf(&b, "note %d: nothing to see here, only words to make the file longer.\n", i)
+	}
+	req := &contextbuilder.Request{
+		Purpose:  contextbuilder.PurposeDiff,
+		PlanStep: &contextbuilder.PlanStep{ID: "s1", Text: "Edit the notes.", TargetFiles: []string{"notes.txt:3-4"}},
+		Model:    &contextbuilder.ModelRequest{MaxInputTokens: intp(1000), ResponseTokenReserve: intp(0)},
+	}
+	res, err := buildText(t, req, "notes.txt", b.String())
+	out := encodeOutcome(t, res, err)
+	for _, v := range []string{body1, body2} {
+		if bytes.Contains(out, []byte(v)) {
+			t.Errorf("the private key body line %q is sent:\n%s", v, out)
+		}
+	}
+}
+
+// TestPartlyIncludedPathIsNotExcluded is a regression test: a file whose
+// P2 block was removed for the budget while a P1 symbol block from it was
+// kept was listed both as excluded and as included. A path with a block in
+// the bundle is not an excluded candidate; the removal stays in the
+// redaction report.
+func TestPartlyIncludedPathIsNotExcluded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package p\n\n// B is used by A.\nfunc B() int { return 2 }\n\n// UsesA calls A.\nfunc UsesA() int {\n\ts := A()\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "\ts += %d // padding that makes the caller file large\n", i)
+	}
+	b.WriteString("\treturn s\n}\n")
+	req := &contextbuilder.Request{
+		Purpose:  contextbuilder.PurposeDiff,
+		PlanStep: &contextbuilder.PlanStep{ID: "s1", Text: "Change A.", TargetFiles: []string{"a.go"}},
+		Model:    &contextbuilder.ModelRequest{MaxInputTokens: intp(2000), ResponseTokenReserve: intp(0), SoftLimitThresholdPct: intp(100)},
+	}
+	res, err := buildText(t, req, "go.mod", "module example.com/p\n", "a.go", "package p\n\nfunc A() int { return B() + 1 }\n", "b.go", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var excluded, included, block bool
+	for _, e := range res.Manifest.Selection.ExcludedCandidates {
+		excluded = excluded || e.Path == "b.go" && e.Reason != contextbuilder.ExcludeDuplicate
+	}
+	for _, f := range res.Manifest.Selection.IncludedFiles {
+		included = included || f.Path == "b.go"
+	}
+	for _, bl := range res.Bundle.Blocks {
+		block = block || deref(bl.Meta.Path) == "b.go"
+	}
+	if excluded && (included || block) {
+		t.Errorf("b.go is in excluded_candidates %v and in included_files (%v) / has a block (%v)", res.Manifest.Selection.ExcludedCandidates, included, block)
+	}
 }
