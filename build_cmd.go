@@ -225,6 +225,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return x.Snapshot()
 		},
 		Tokens: tokens.NewCache(0),
+		Scans:  contextbuilder.NewScanCache(0),
 	})
 	var refusal *contextbuilder.Refusal
 	switch {

@@ -68,7 +68,7 @@ func BenchmarkGOROOT(b *testing.B) {
 			Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
 			Model:      &contextbuilder.ModelRequest{MaxInputTokens: &budget},
 		}
-		opts := contextbuilder.Options{Tokens: cache}
+		opts := contextbuilder.Options{Tokens: cache, Scans: contextbuilder.NewScanCache(0)}
 		snap := goroot.x.Snapshot()
 		run := func(name string, f func() error) {
 			b.Run(fmt.Sprintf("%s/%dk", name, budget/1000), func(b *testing.B) {

@@ -27,6 +27,10 @@ type Options struct {
 	// Tokens memoizes token counts across builds; nil means no memo. It
 	// never changes a count, only its cost.
 	Tokens *tokens.Cache
+	// Scans memoizes the redactor's findings for whole files across
+	// builds; nil means no memo. Like Tokens it changes costs, not
+	// results.
+	Scans *ScanCache
 	// Refresh re-reads the given files from disk into the index and
 	// returns the new snapshot. The builder calls it when a file changed
 	// on disk since it was indexed (seed 002 edge case 2); nil means such

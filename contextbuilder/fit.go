@@ -82,10 +82,17 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	if name == "" {
 		name = r.title
 	}
-	findings, err := p.redactor.Scan(name, []byte(r.content))
-	if err != nil {
-		r.risk = "scan-failed"
-		return
+	var findings []Finding
+	whole := it.text != nil && len(maps) == 1 && maps[0].seg.start == 0 && maps[0].seg.end == len(it.text)
+	if !whole {
+		// The whole text's findings are carried below; a part or a
+		// text not from a file is scanned as it is.
+		f, err := p.redactor.Scan(name, []byte(r.content))
+		if err != nil {
+			r.risk = "scan-failed"
+			return
+		}
+		findings = f
 	}
 	if it.text != nil {
 		whole, err := p.fileFindings(it)
@@ -137,7 +144,7 @@ func (p *pipeline) fileFindings(it *item) ([]Finding, error) {
 	if f, ok := p.findings[it.path]; ok {
 		return f, nil
 	}
-	f, err := p.redactor.Scan(it.path, it.text)
+	f, err := p.opts.Scans.scan(p.redactor, it.path, it.file.SHA256, it.text)
 	if err != nil {
 		return nil, err
 	}

@@ -92,12 +92,9 @@ func (p *pipeline) relate() {
 			visible[e.To] = true
 		}
 		if samePackageVisible(syn.Language) {
-			dir := path.Dir(t.path)
-			for _, q := range p.root.Paths() {
-				if path.Dir(q) == dir && q != t.path {
-					if s := p.root.Syntax(q); s != nil && s.Language == syn.Language && s.Package == syn.Package {
-						visible[q] = true
-					}
+			for _, q := range siblings(p.root.Paths(), t.path) {
+				if s := p.root.Syntax(q); s != nil && s.Language == syn.Language && s.Package == syn.Package {
+					visible[q] = true
 				}
 			}
 		}
@@ -185,6 +182,24 @@ func withContainers(syn *syntax.File, idxs []int) []int {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// siblings returns the other files of p's directory from the sorted
+// path list, found by binary search rather than a scan of the workspace.
+func siblings(paths []string, p string) []string {
+	dir := path.Dir(p)
+	prefix := dir + "/"
+	if dir == "." {
+		prefix = ""
+	}
+	i, _ := slices.BinarySearch(paths, prefix)
+	var out []string
+	for ; i < len(paths) && strings.HasPrefix(paths[i], prefix); i++ {
+		if q := paths[i]; q != p && path.Dir(q) == dir {
+			out = append(out, q)
+		}
+	}
 	return out
 }
 

@@ -1,5 +1,7 @@
 package contextbuilder
 
+import "sync"
+
 // Confidence says how sure a Redactor is that a finding is a secret.
 type Confidence string
 
@@ -40,4 +42,50 @@ type Redactor interface {
 	// path), sorted by Start. An error means the text could not be
 	// scanned, which the builder treats as a secret risk.
 	Scan(path string, text []byte) ([]Finding, error)
+}
+
+// ScanCache memoizes a Redactor's findings for whole files across builds,
+// keyed by rule-set version, path and content sha256, so that a status bar
+// re-estimating on every edit rescans only the edited file. It never
+// changes a finding, only its cost. It is safe for concurrent use; the nil
+// *ScanCache memoizes nothing.
+type ScanCache struct {
+	mu    sync.Mutex
+	max   int
+	items map[string][]Finding
+}
+
+// NewScanCache returns a cache of at most max files (max <= 0 means 4096);
+// when full it is cleared.
+func NewScanCache(max int) *ScanCache {
+	if max <= 0 {
+		max = 4096
+	}
+	return &ScanCache{max: max, items: map[string][]Finding{}}
+}
+
+// scan returns r.Scan(path, text), from the cache when the same version,
+// path and sha256 were scanned before.
+func (c *ScanCache) scan(r Redactor, path, sha string, text []byte) ([]Finding, error) {
+	if c == nil || sha == "" {
+		return r.Scan(path, text)
+	}
+	key := r.Version() + "\x00" + path + "\x00" + sha
+	c.mu.Lock()
+	f, ok := c.items[key]
+	c.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	f, err := r.Scan(path, text)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.items) >= c.max {
+		clear(c.items)
+	}
+	c.items[key] = f
+	c.mu.Unlock()
+	return f, nil
 }

@@ -64,6 +64,7 @@ func (s *Session) buildOptions() contextbuilder.Options {
 		PositionEncoding: s.Config().Encoding,
 		CreatedAt:        time.Now().UTC(),
 		Tokens:           s.Tokens,
+		Scans:            s.Scans,
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			s.Index.FilesChanged(ctx, uris)
 			return s.Index.Snapshot()

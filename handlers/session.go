@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
@@ -59,6 +60,9 @@ type Session struct {
 	// session, so that ctxd.budget on every edit recounts only what
 	// changed. It never changes a count.
 	Tokens *tokens.Cache
+	// Scans memoizes secret findings of whole files across the context
+	// commands of the session.
+	Scans *contextbuilder.ScanCache
 
 	idx indexState
 
@@ -75,7 +79,7 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0)}
+	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0)}
 	s.UseIndex(index.Options{CacheDir: "off"})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})

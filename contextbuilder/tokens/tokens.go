@@ -106,6 +106,10 @@ func (e *Estimator) Count(s string) int {
 	return n
 }
 
+// minCached is the shortest text the cache keeps: below it hashing the
+// text costs about as much as counting it.
+const minCached = 32
+
 // Cache memoizes counts by (encoding, sha256 of the text). It is safe for
 // concurrent use. The zero Cache is not usable; call NewCache.
 type Cache struct {
@@ -132,7 +136,7 @@ func NewCache(max int) *Cache {
 // Count returns e.Count(s), from the cache when known. A nil Cache counts
 // directly.
 func (c *Cache) Count(e *Estimator, s string) int {
-	if c == nil || len(s) < 256 {
+	if c == nil || len(s) < minCached {
 		return e.Count(s)
 	}
 	k := cacheKey{enc: e.name, sum: sha256.Sum256([]byte(s))}

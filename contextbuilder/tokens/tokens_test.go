@@ -211,14 +211,14 @@ func TestRequiredVersion(t *testing.T) {
 	}
 }
 
-// texts returns strings around the cache's 256-byte threshold, in both
+// texts returns strings around the cache's minCached threshold, in both
 // encodings' interesting ranges (o200k_base and cl100k_base count the
 // mixed-script text differently).
 func texts() []string {
 	mixed := strings.Repeat("héllo wörld 你好世界 🙂 ", 20)
 	code := strings.Repeat("func f(x int) int { return x * 2 }\n", 10)
 	var out []string
-	for _, n := range []int{0, 1, 100, 255, 256, 257, 300, len(mixed)} {
+	for _, n := range []int{0, 1, minCached - 1, minCached, minCached + 1, 100, 300, len(mixed)} {
 		out = append(out, truncateBytes(mixed, n), truncateBytes(code, n))
 	}
 	return out
@@ -246,10 +246,10 @@ func TestCacheMatchesDirectCount(t *testing.T) {
 			}
 		}
 	}
-	// Only texts of 256 bytes or more are memoized.
+	// Only texts of minCached bytes or more are memoized.
 	for _, s := range texts() {
 		_, ok := cache.items[cacheKey{enc: O200kBase, sum: sha256.Sum256([]byte(s))}]
-		if memo := len(s) >= 256; ok != memo {
+		if memo := len(s) >= minCached; ok != memo {
 			t.Errorf("a %d-byte text: memoized = %v, want %v", len(s), ok, memo)
 		}
 	}
