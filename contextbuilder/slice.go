@@ -1,6 +1,7 @@
 package contextbuilder
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,25 +32,33 @@ type segment struct {
 	line int
 }
 
-// lineIndex finds line numbers and line boundaries of one text.
+// lineIndex finds line numbers and line boundaries of one text. The line
+// starts are computed on first use: most files of a build are sent whole
+// and never need them. A lineIndex belongs to one build, which runs on one
+// goroutine.
 type lineIndex struct {
-	text   []byte
-	starts []int // byte offset of each line's start
+	text    []byte
+	offsets []int // byte offset of each line's start; nil until needed
 }
 
-func newLineIndex(text []byte) *lineIndex {
-	starts := []int{0}
-	for i, c := range text {
-		if c == '\n' && i+1 < len(text) {
-			starts = append(starts, i+1)
+func newLineIndex(text []byte) *lineIndex { return &lineIndex{text: text} }
+
+// starts returns the byte offset of each line's start.
+func (l *lineIndex) starts() []int {
+	if l.offsets == nil {
+		l.offsets = make([]int, 1, 1+bytes.Count(l.text, []byte("\n")))
+		for i, c := range l.text {
+			if c == '\n' && i+1 < len(l.text) {
+				l.offsets = append(l.offsets, i+1)
+			}
 		}
 	}
-	return &lineIndex{text: text, starts: starts}
+	return l.offsets
 }
 
 // lineOf returns the 1-based line holding byte offset off.
 func (l *lineIndex) lineOf(off int) int {
-	i, found := slices.BinarySearch(l.starts, off)
+	i, found := slices.BinarySearch(l.starts(), off)
 	if found {
 		return i + 1
 	}
@@ -57,21 +66,22 @@ func (l *lineIndex) lineOf(off int) int {
 }
 
 // lines returns the number of lines.
-func (l *lineIndex) lines() int { return len(l.starts) }
+func (l *lineIndex) lines() int { return len(l.starts()) }
 
 // lineSpan returns the bytes of lines from..to (1-based, inclusive, clamped),
 // without the final line break.
 func (l *lineIndex) lineSpan(from, to int) span {
-	from = max(1, min(from, len(l.starts)))
-	to = max(from, min(to, len(l.starts)))
+	starts := l.starts()
+	from = max(1, min(from, len(starts)))
+	to = max(from, min(to, len(starts)))
 	end := len(l.text)
-	if to < len(l.starts) {
-		end = l.starts[to] - 1
+	if to < len(starts) {
+		end = starts[to] - 1
 	}
-	if end > l.starts[from-1] && l.text[end-1] == '\r' {
+	if end > starts[from-1] && l.text[end-1] == '\r' {
 		end--
 	}
-	return span{l.starts[from-1], end}
+	return span{starts[from-1], end}
 }
 
 // fullLines widens s to whole lines.
@@ -130,7 +140,7 @@ func symbolSpan(li *lineIndex, s *syntax.Symbol) span {
 	if !s.Doc.IsZero() && int(s.Doc.StartByte) < start {
 		start = int(s.Doc.StartByte)
 	}
-	return span{li.starts[li.lineOf(start)-1], int(s.Range.EndByte)}
+	return span{li.starts()[li.lineOf(start)-1], int(s.Range.EndByte)}
 }
 
 // reliable reports whether a file's syntax gives boundaries ctxd may slice
@@ -174,7 +184,7 @@ func signatureSegments(li *lineIndex, syms []syntax.Symbol, within span) []segme
 		return false
 	}
 	emit := func(start, end int) {
-		ls := li.starts[li.lineOf(start)-1]
+		ls := li.starts()[li.lineOf(start)-1]
 		if end <= ls {
 			return
 		}

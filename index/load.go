@@ -79,6 +79,23 @@ func (e *capError) Error() string {
 // readCapped reads a whole file but refuses one larger than max without
 // reading more than max+1 bytes, so a file that grew to gigabytes since the
 // walk cannot exhaust memory.
+// readAllInto reads r to EOF, appending to buf.
+func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
 func readCapped(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -95,7 +112,11 @@ func readCapped(name string, max int64) ([]byte, error) {
 	if info.Size() > max {
 		return nil, &capError{size: info.Size()}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	// Read into a buffer of the stated size plus one byte, so that a file
+	// that grew since Stat is still caught by the cap, without the
+	// repeated growth of io.ReadAll.
+	buf := make([]byte, 0, info.Size()+1)
+	data, err := readAllInto(io.LimitReader(f, max+1), buf)
 	if err != nil {
 		return nil, err
 	}
