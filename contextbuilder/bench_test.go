@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // The GOROOT benchmarks index $(go env GOROOT)/src once per process (a
@@ -31,7 +31,11 @@ var goroot struct {
 
 func gorootIndex(b *testing.B) {
 	goroot.once.Do(func() {
-		dir := filepath.Join(runtime.GOROOT(), "src")
+		dir, err := corpus.GoSrc()
+		if err != nil {
+			goroot.err = err
+			return
+		}
 		target := filepath.Join(dir, "net", "http", "server.go")
 		text, err := os.ReadFile(target)
 		if err != nil {

@@ -187,11 +187,8 @@ func carry(whole []Finding, maps []contentMap) []Finding {
 // (ctxd's reading of the ContextTooLarge failure mode, which refuses only
 // for P0).
 func (p *pipeline) fit(ctx context.Context) error {
-	var p0, p1, opt []*item
-	for _, it := range p.fixedItems() {
-		p0 = append(p0, it)
-	}
-	p0 = append(p0, p.rankedTargets()...)
+	var p1, opt []*item
+	p0 := append(p.fixedItems(), p.rankedTargets()...)
 	for _, it := range p.items {
 		if it.priority == P1 {
 			p1 = append(p1, it)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 )
@@ -160,11 +159,9 @@ func (p *pipeline) errorText(e *LastError) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(e.Message))
 	if e.Path != "" {
-		loc := path.Clean(e.Path)
+		loc := "(a path outside the workspace)"
 		if rel, err := p.relPath(e.Path); err == nil {
 			loc = rel
-		} else {
-			loc = "(a path outside the workspace)"
 		}
 		if e.Range != nil {
 			loc += fmt.Sprintf(":%d:%d", e.Range.Start.Line+1, e.Range.Start.Character+1)
