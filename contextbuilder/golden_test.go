@@ -20,6 +20,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/indextest"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")
@@ -193,30 +194,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := parseCase(t, ar).run(t, tempRoot(t))
-			if *update {
-				found := false
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want.json" {
-						ar.Files[i].Data, found = got, true
-					}
-				}
-				if !found {
-					ar.Files = append(ar.Files, txtar.File{Name: "want.json", Data: got})
-				}
-				if err := os.WriteFile(name, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			var want []byte
-			for _, f := range ar.Files {
-				if f.Name == "want.json" {
-					want = f.Data
-				}
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", name, diff)
-			}
+			indextest.CheckGolden(t, name, ar, "want.json", got, *update)
 		})
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
+
+	"github.com/ctxd/ctxd/index/indextest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/*.txtar")
@@ -45,35 +45,15 @@ func TestGoldenWorkspaces(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ws txtar.Archive
-			var want []byte
 			for _, f := range ar.Files {
-				if f.Name == "want.json" {
-					want = f.Data
-					continue
+				if f.Name != "want.json" {
+					ws.Files = append(ws.Files, f)
 				}
-				ws.Files = append(ws.Files, f)
 			}
 			dir := writeTree(t, string(txtar.Format(&ws)))
 			_, r := indexDir(t, dir, Options{})
 			got := goldenJSON(t, r)
-			if *update {
-				found := false
-				for i := range ar.Files {
-					if ar.Files[i].Name == "want.json" {
-						ar.Files[i].Data, found = got, true
-					}
-				}
-				if !found {
-					ar.Files = append(ar.Files, txtar.File{Name: "want.json", Data: got})
-				}
-				if err := os.WriteFile(name, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", name, diff)
-			}
+			indextest.CheckGolden(t, name, ar, "want.json", got, *update)
 		})
 	}
 }
