@@ -212,15 +212,15 @@ func (p *pipeline) resolveTargets() error {
 	}
 	if ps := p.req.PlanStep; ps != nil {
 		for _, t := range ps.TargetFiles {
-			if _, err := add(t, ReasonTarget, 100); err != nil {
+			if _, err := add(t, ReasonTarget, weightTarget); err != nil {
 				return err
 			}
 		}
 	}
 	for _, u := range p.req.UserSelectedTargets {
-		w := 100
+		w := weightTarget
 		if u.Symbol != "" {
-			w = 90
+			w = weightSymbolFile
 		}
 		s, err := add(u.Path, ReasonUserSelected, w)
 		if err != nil {
@@ -241,7 +241,7 @@ func (p *pipeline) resolveTargets() error {
 			return outside(uri)
 		}
 		if !explicit {
-			s := &targetSpec{written: rel, rel: rel, reason: ReasonTarget, weight: 100}
+			s := &targetSpec{written: rel, rel: rel, reason: ReasonTarget, weight: weightTarget}
 			if p.req.Selection != nil {
 				r := p.req.Selection.Range
 				s.sel = &r
@@ -250,7 +250,7 @@ func (p *pipeline) resolveTargets() error {
 		} else if _, ok := p.root.File(rel); ok {
 			// The open file is context, not the target, when the request
 			// names its targets: a P2 candidate (see docs/contract.md).
-			p.items = append(p.items, &item{typ: BlockFile, priority: P2, path: rel, reason: ReasonUserSelected, weight: 0, hops: 1})
+			p.items = append(p.items, &item{typ: BlockFile, priority: P2, path: rel, reason: ReasonUserSelected, weight: weightOther, hops: 1})
 		}
 	}
 	byPath, err := p.mergeSpecs(specs)
@@ -394,7 +394,7 @@ func (p *pipeline) resolveSymbols(byPath map[string]*targetSpec) error {
 		for _, d := range chosen {
 			s, ok := byPath[d.Path]
 			if !ok {
-				s = &targetSpec{written: d.Path, rel: d.Path, reason: ReasonTarget, weight: 90}
+				s = &targetSpec{written: d.Path, rel: d.Path, reason: ReasonTarget, weight: weightSymbolFile}
 				byPath[d.Path] = s
 			}
 			if !slices.Contains(s.symbols, d.Index) {
