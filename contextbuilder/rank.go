@@ -1,6 +1,7 @@
 package contextbuilder
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -107,19 +108,23 @@ func (p *pipeline) relate() {
 			}
 			names = identifiers(b)
 		}
+		// The visible files' declarations are fewer than the workspace's
+		// definitions of the region's names, so they are walked once.
+		used := make(map[string]bool, len(names))
 		for _, name := range names {
-			if name == syn.Package {
-				continue // the package clause names no declaration
+			if name != syn.Package { // the package clause names no declaration
+				used[name] = true
 			}
-			for _, d := range g.Definitions(name) {
-				if !visible[d.Path] || d.Name != name {
-					continue
+		}
+		for _, q := range slices.Sorted(maps.Keys(visible)) {
+			s := p.root.Syntax(q)
+			if s == nil {
+				continue
+			}
+			for i := range s.Symbols {
+				if used[s.Symbols[i].Name] && dependencyKind(&s.Symbols[i]) {
+					addSym(q, i, ReasonDependency, weightDependency)
 				}
-				s := p.root.Syntax(d.Path)
-				if s == nil || d.Index >= len(s.Symbols) || !dependencyKind(&s.Symbols[d.Index]) {
-					continue
-				}
-				addSym(d.Path, d.Index, ReasonDependency, weightDependency)
 			}
 		}
 		// Interfaces and base types of the target symbols, and of the
