@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/server/lsptest"
 	"github.com/google/go-cmp/cmp"
@@ -349,6 +350,7 @@ func TestE2EBuildContext(t *testing.T) {
 		if m.Error != nil {
 			t.Fatalf("ctxd.buildContext: %v (data %s; stderr: %s)", m.Error, m.Error.Data, p.stderr)
 		}
+		cbtest.Validate(t, "build_result.schema.json", m.Result)
 		var r result
 		if err := json.Unmarshal(m.Result, &r); err != nil {
 			t.Fatal(err)
