@@ -59,7 +59,11 @@ func (p *pipeline) render(it *item) *rendered {
 	default:
 		r.title, r.content = it.title, it.fixed
 	}
+	hidden := hiddenLines(it, r.content, maps)
 	p.redact(it, r, maps)
+	if len(hidden) > 0 && r.risk == "" {
+		p.stripHidden(it, r, hidden)
+	}
 	r.tokens = p.count(r.title + "\n" + r.content)
 	if it.cache == nil {
 		it.cache = map[Level]*rendered{}
@@ -137,6 +141,88 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 		b.WriteString(r.content[last:])
 		r.content = b.String()
 	}
+}
+
+// isHidden reports the characters that can hide instructions from a
+// reader while a model still reads them: bidirectional controls (which
+// reorder what is displayed) and Unicode tag characters (invisible ASCII
+// look-alikes).
+func isHidden(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	case r >= 0xE0000 && r <= 0xE007F:
+		return true
+	}
+	return false
+}
+
+// hiddenLines returns the lines (file lines for file text, content lines
+// otherwise) holding hidden characters, sorted and distinct; nil when
+// there are none, the common case, found in one pass.
+func hiddenLines(it *item, content string, maps []contentMap) []int {
+	var lines []int
+	for off, r := range content {
+		if !isHidden(r) {
+			continue
+		}
+		line := 1 + strings.Count(content[:off], "\n")
+		if it.li != nil {
+			line = fileLine(it.li, maps, off)
+		}
+		if n := len(lines); n == 0 || lines[n-1] != line {
+			lines = append(lines, line)
+		}
+	}
+	slices.Sort(lines)
+	return slices.Compact(lines)
+}
+
+// stripHidden removes hidden characters from a block's content (after
+// redaction) and reports them. Removing them can join the pieces of a
+// secret that they split, so the result is scanned again: a secret found
+// now is redacted, an uncertain one makes the block a risk.
+func (p *pipeline) stripHidden(it *item, r *rendered, lines []int) {
+	n := 0
+	r.content = strings.Map(func(c rune) rune {
+		if isHidden(c) {
+			n++
+			return -1
+		}
+		return c
+	}, r.content)
+	name := it.path
+	if name == "" {
+		name = r.title
+	}
+	var where []string
+	for _, l := range lines {
+		where = append(where, fmt.Sprint(l))
+	}
+	r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonPolicy,
+		Details: fmt.Sprintf("removed %d hidden character(s) (bidirectional controls or Unicode tags) at line(s) %s", n, strings.Join(where, ", "))})
+	findings, err := p.redactor.Scan(name, []byte(r.content))
+	if err != nil {
+		r.risk = "scan-failed"
+		return
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range findings {
+		if f.Confidence != High || f.WholeFile {
+			r.risk = f.RuleID
+			return
+		}
+		if f.Start < last || strings.Contains(r.content[f.Start:f.End], "[REDACTED:") {
+			continue // overlapping, or a redaction marker of the first pass
+		}
+		b.WriteString(r.content[last:f.Start])
+		fmt.Fprintf(&b, "[REDACTED:%s]", f.RuleID)
+		last = f.End
+		r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonSecret, Details: fmt.Sprintf("rule %s, joined by removing hidden characters", f.RuleID)})
+	}
+	b.WriteString(r.content[last:])
+	r.content = b.String()
 }
 
 // fileFindings scans a file's whole text once per build.
