@@ -1,35 +1,29 @@
 package contextbuilder
 
-import "sync"
+import (
+	"sync"
 
-// Confidence says how sure a Redactor is that a finding is a secret.
-type Confidence string
+	"github.com/ctxd/ctxd/contextbuilder/secrets"
+)
+
+// Confidence says how sure a Redactor is that a finding is a secret
+// (secrets.Confidence).
+type Confidence = secrets.Confidence
 
 // Confidences.
 const (
 	// High: a known secret shape; redacting the span removes it.
-	High Confidence = "high"
+	High = secrets.High
 	// Uncertain: something that may be a secret and that ctxd cannot
 	// prove removed by redacting a span (seed 002: "If uncertainty
 	// exists: refuse").
-	Uncertain Confidence = "uncertain"
+	Uncertain = secrets.Uncertain
 )
 
-// Finding is one secret found in a text.
-type Finding struct {
-	// RuleID names the rule; it appears in [REDACTED:<rule-id>] and in the
-	// redaction report, never the value.
-	RuleID string
-	// Start and End are byte offsets of the secret value in the text
-	// (half-open). Only this span is replaced.
-	Start, End int
-	// Line is the 1-based line of Start.
-	Line       int
-	Confidence Confidence
-	// WholeFile says that the text is a credential as a whole (a key
-	// file): the block is removed instead of redacted.
-	WholeFile bool
-}
+// Finding is one secret found in a text (secrets.Finding): rule id, byte
+// span of the value, line, confidence, and whether the whole text is the
+// credential.
+type Finding = secrets.Finding
 
 // Redactor finds secrets in text that would be sent. Implementations are
 // deterministic: the same (path, text) always gives the same findings in
