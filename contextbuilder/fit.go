@@ -93,7 +93,7 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 		// text not from a file is scanned as it is.
 		f, err := p.redactor.Scan(name, []byte(r.content))
 		if err != nil {
-			r.risk = "scan-failed"
+			r.risk = riskUnscannable
 			return
 		}
 		findings = f
@@ -101,7 +101,7 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	if it.text != nil {
 		whole, err := p.fileFindings(it)
 		if err != nil {
-			r.risk = "scan-failed"
+			r.risk = riskUnscannable
 			return
 		}
 		findings = append(findings, carry(whole, maps)...)
@@ -203,7 +203,7 @@ func (p *pipeline) stripHidden(it *item, r *rendered, lines []int) {
 		Details: fmt.Sprintf("removed %d hidden character(s) (bidirectional controls or Unicode tags) at line(s) %s", n, strings.Join(where, ", "))})
 	findings, err := p.redactor.Scan(name, []byte(r.content))
 	if err != nil {
-		r.risk = "scan-failed"
+		r.risk = riskUnscannable
 		return
 	}
 	var b strings.Builder
@@ -406,6 +406,11 @@ func (p *pipeline) sliceWhileOver(total int, items []*item, to Level, what strin
 	return total
 }
 
+// riskUnscannable is the risk of a text the redactor cannot scan: it is
+// refused or excluded like a secret that cannot be removed (seed 002: if
+// the system cannot prove it has removed secrets, it must refuse).
+const riskUnscannable = "unscannable-text"
+
 // errSkip reports that an optional or P1 item was excluded while loading.
 var errSkip = errors.New("skipped")
 
@@ -475,10 +480,16 @@ func (p *pipeline) rankedTargets() []*item {
 // removed safely.
 func (p *pipeline) secretRefusal(it *item, r *rendered) error {
 	what := it.label()
+	msg := fmt.Sprintf("%s holds a secret (rule %s) that ctxd cannot remove safely by redaction, and it is required context", what, r.risk)
+	advice := "move the secret out of the project (an environment variable or a secret manager), or add a deny rule for the file, then retry"
+	if r.risk == riskUnscannable {
+		msg = fmt.Sprintf("%s cannot be decoded for secret scanning (invalid UTF-8 or NUL bytes), so ctxd cannot prove it holds no secret, and it is required context", what)
+		advice = "save the file as UTF-8 text without NUL bytes, or choose another target"
+	}
 	return &Refusal{
 		Code:            RefuseSecretRisk,
-		Message:         fmt.Sprintf("%s holds a secret (rule %s) that ctxd cannot remove safely by redaction, and it is required context", what, r.risk),
-		Advice:          "move the secret out of the project (an environment variable or a secret manager), or add a deny rule for the file, then retry",
+		Message:         msg,
+		Advice:          advice,
 		RedactionReport: &RedactionReport{Redactions: p.sortedRedactions()},
 	}
 }

@@ -56,7 +56,7 @@ type rendered struct {
 	tokens         int
 	redactions     []Redaction
 	// risk is non-empty when the text holds a secret that cannot be
-	// removed by redacting spans: it names the rule.
+	// removed by redacting spans: it names the rule, or is riskUnscannable.
 	risk string
 	desc string // the slice's line ranges, for content_sliced details
 }
