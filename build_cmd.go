@@ -35,7 +35,7 @@ const (
 const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... " +
 	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
 	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
-	"[--format json|markdown|summary] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES]"
+	"[--format json|markdown|summary] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -136,6 +136,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", outSummary, "output: json, markdown or summary")
 	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	idxFlags := indexFlags(fs)
+	rules := secretRulesFlag(fs)
 	// stdout is the output channel (often piped into a JSON reader): a flag
 	// error prints its message and a hint on stderr, never the usage on
 	// stdout; --help still prints the usage on stdout.
@@ -191,6 +192,10 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	defer closeLog()
+	scanner, _, err := loadSecretRules(*rules)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -224,8 +229,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			x.FilesChanged(ctx, uris)
 			return x.Snapshot()
 		},
-		Tokens: tokens.NewCache(0),
-		Scans:  contextbuilder.NewScanCache(0),
+		Tokens:   tokens.NewCache(0),
+		Scans:    contextbuilder.NewScanCache(0),
+		Redactor: scanner,
 	})
 	var refusal *contextbuilder.Refusal
 	switch {

@@ -136,11 +136,12 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 }
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES]", stderr, stdout)
+	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]", stderr, stdout)
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editor clients that pass it)")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
 	idx := indexFlags(fs)
+	rules := secretRulesFlag(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -150,6 +151,15 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer closeLog()
+	// A rules file that cannot be loaded does not stop the server (the
+	// index and symbols still work), but every build fails closed with
+	// the reason: ctxd cannot scan with the rules the user asked for.
+	scanner, rulesPath, rulesErr := loadSecretRules(*rules)
+	if rulesErr != nil {
+		logger.Error("secret rules not loaded; context builds will be refused", "file", rulesPath, "err", rulesErr)
+	} else if rulesPath != "" {
+		logger.Info("secret rules loaded", "file", rulesPath, "version", scanner.Version())
+	}
 
 	// Anything that writes to os.Stdout by mistake would corrupt the protocol
 	// stream; from here on only the server writes to the real stdout.
@@ -160,7 +170,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("ctxd serving LSP on stdio", "version", versionString(), "pid", os.Getpid())
-	srv := server.New(server.Options{Logger: logger, Version: versionString(), Index: idx.options()})
+	opts := server.Options{Logger: logger, Version: versionString(), Index: idx.options(), SecretsErr: rulesErr}
+	if scanner != nil {
+		opts.Secrets = scanner
+	}
+	srv := server.New(opts)
 	return srv.Run(ctx, stdioConn{stdin, stdout})
 }
 

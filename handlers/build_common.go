@@ -37,6 +37,13 @@ func runBuilder[T any](ctx context.Context, s *Session, command string, arg json
 	if req.Selection != nil {
 		req.Selection.URI = index.NormalizeURI(req.Selection.URI)
 	}
+	if s.RedactorErr != nil {
+		return nil, buildError(s, command, &contextbuilder.Refusal{
+			Code:    contextbuilder.RefuseSecretRisk,
+			Message: "the secret rules could not be loaded (" + s.RedactorErr.Error() + "), so ctxd cannot prove a bundle holds no secret",
+			Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
+		}, start)
+	}
 	snap, err := s.Index.Wait(ctx)
 	if err != nil {
 		return nil, buildError(s, command, err, start)
@@ -65,6 +72,7 @@ func (s *Session) buildOptions() contextbuilder.Options {
 		CreatedAt:        time.Now().UTC(),
 		Tokens:           s.Tokens,
 		Scans:            s.Scans,
+		Redactor:         s.Redactor,
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			s.Index.FilesChanged(ctx, uris)
 			return s.Index.Snapshot()

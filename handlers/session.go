@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
 )
@@ -63,6 +64,12 @@ type Session struct {
 	// Scans memoizes secret findings of whole files across the context
 	// commands of the session.
 	Scans *contextbuilder.ScanCache
+	// Redactor scans every text a build would send (secrets.Default
+	// unless the user added rules).
+	Redactor contextbuilder.Redactor
+	// RedactorErr, when set, refuses every build: the user's secret rules
+	// could not be loaded, so ctxd cannot scan as asked.
+	RedactorErr error
 
 	idx indexState
 
@@ -79,7 +86,7 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0)}
+	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0), Redactor: secrets.Default()}
 	s.UseIndex(index.Options{CacheDir: "off"})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/framing"
@@ -29,6 +30,12 @@ type Options struct {
 	// its zero value uses the user cache directory. The session sets
 	// OnProgress, and Logger when it is nil.
 	Index index.Options
+	// Secrets scans every text a build would send; nil means the built-in
+	// rules (secrets.Default).
+	Secrets contextbuilder.Redactor
+	// SecretsErr, when set, is why the user's secret rules could not be
+	// loaded: every build is then refused with it.
+	SecretsErr error
 }
 
 // Server serves one LSP connection. Create it with [New] and call [Server.Run]
@@ -67,6 +74,10 @@ func New(opts Options) *Server {
 	}
 	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
 	s.session.UseIndex(opts.Index)
+	if opts.Secrets != nil {
+		s.session.Redactor = opts.Secrets
+	}
+	s.session.RedactorErr = opts.SecretsErr
 	return s
 }
 

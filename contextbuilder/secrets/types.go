@@ -73,7 +73,17 @@ type Rule struct {
 	// the whole match.
 	SecretGroup int `json:"secret_group,omitempty"`
 	// Multiline lets the rule match across lines (private key blocks).
+	// Regex then runs on the whole text when one of the keywords occurs
+	// anywhere in it.
 	Multiline bool `json:"multiline,omitempty"`
+	// Open, for a rule that matches blocks, is a Go RE2 expression of the
+	// block's opening (a BEGIN line). An Open match that no Regex match of
+	// the rule covers is a block whose end is missing: it yields one
+	// Uncertain finding from Open's start to the end of the text. When
+	// empty, a Multiline rule with the "pem" validator uses the BEGIN line
+	// of a PEM/OpenSSH/PGP private key, so that a truncated key is never
+	// missed.
+	Open string `json:"open,omitempty"`
 	// Entropy, when > 0, is the minimum Shannon entropy (bits per byte) of
 	// the secret value for a contextual match.
 	Entropy float64 `json:"entropy,omitempty"`

@@ -1,0 +1,176 @@
+package secrets
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"unicode/utf8"
+)
+
+// The allowlists below recognize values that are provably not secrets.
+// They apply to a match's secret value only, never to its line or file:
+// nothing written next to a secret (gitleaks:allow, pragma: allowlist
+// secret, nosec, noqa, …) can suppress it. Contextual rules use all of
+// them; prefixed rules only [exampleKey]. No finding ever includes a
+// redaction marker ([appendFinding]).
+
+// exampleKey reports a documented example key: a single token (no
+// whitespace, at most 256 bytes) containing "EXAMPLE" in upper case, as in
+// AWS's AKIAIOSFODNN7EXAMPLE and wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.
+// Multi-line values (key blocks) never qualify: a comment inside a real key
+// block must not exempt it.
+func exampleKey(v []byte) bool {
+	return len(v) <= 256 && bytes.Contains(v, []byte("EXAMPLE")) &&
+		bytes.IndexFunc(v, isSpace) < 0 && !bytes.Contains(v, []byte(`\n`))
+}
+
+// markerRE matches one redaction marker, "[REDACTED:<rule-id>]", ctxd's
+// own output (rule ids are at most 64 characters, see ruleIDRE).
+var markerRE = regexp.MustCompile(`\[REDACTED:[a-z0-9][a-z0-9._-]{0,63}\]`)
+
+// maxMarker is the length of the longest redaction marker.
+const maxMarker = len("[REDACTED:]") + 64
+
+// appendFinding appends f minus the bytes of every redaction marker it
+// overlaps: scanning redacted text again never reports (and so never
+// redacts) a marker, which makes redaction idempotent. The pieces left
+// around markers are findings of their own, except pieces of only
+// whitespace and quotes. A marker holds nothing but a rule id.
+func appendFinding(out []Finding, text []byte, f Finding) []Finding {
+	lo, hi := max(0, f.Start-maxMarker), min(len(text), f.End+maxMarker)
+	if !bytes.Contains(text[lo:hi], []byte("[REDACTED:")) {
+		return append(out, f)
+	}
+	piece := func(start, end int) {
+		if len(bytes.Trim(text[start:end], " \t\r\n\"'`")) > 0 {
+			g := f
+			g.Start, g.End = start, end
+			out = append(out, g)
+		}
+	}
+	pos := f.Start
+	for _, m := range markerRE.FindAllIndex(text[lo:hi], -1) {
+		ms, me := lo+m[0], lo+m[1]
+		if me <= pos || ms >= f.End {
+			continue
+		}
+		if ms > pos {
+			piece(pos, ms)
+		}
+		pos = me
+	}
+	if pos < f.End {
+		piece(pos, f.End)
+	}
+	return out
+}
+
+// placeholderWords are exact (case-insensitive) values that are
+// placeholders or a language's null and boolean literals.
+var placeholderWords = map[string]bool{
+	"changeme": true, "change_me": true, "change-me": true,
+	"password": true, "secret": true,
+	"null": true, "nil": true, "none": true, "undefined": true, "true": true, "false": true,
+}
+
+// referenceRE matches exact references to a value kept elsewhere, with no
+// default literal (a default such as ${PW:-hunter2} may be the secret):
+// <anything>, ${VAR}, ${env:VAR}, $VAR, $(VAR), %VAR%, %(name)s,
+// {{ .Values.x }} and ${{ secrets.X }} (paths, indexes and filters with
+// bare arguments only), and environment lookups in code.
+var referenceRE = regexp.MustCompile(`^(?:` +
+	`<[^<>]*>` +
+	`|\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_.]*\}` +
+	`|\$[A-Za-z_][A-Za-z0-9_]*` +
+	`|\$\([A-Za-z_][A-Za-z0-9_.]*\)` +
+	`|%[A-Za-z_][A-Za-z0-9_]*%` +
+	`|%\([A-Za-z_][A-Za-z0-9_]*\)[sdr]` +
+	`|\$?\{\{-?\s*` + tmplExpr + `\s*-?\}\}` +
+	`|(?:process\.env|import\.meta\.env|os\.environ|ENV|Deno\.env)(?:\.[A-Za-z_]\w*|\[\s*` + envName + `\s*\])` +
+	`|(?i:os\.environ\.get|os\.getenv|getenv|env|ENV\.fetch|System\.getenv|Deno\.env\.get|(?:std::)?env::var|Environment\.GetEnvironmentVariable)\(\s*` + envName + `\s*\)` +
+	`)$`)
+
+const (
+	// envName is a quoted or bare variable name.
+	envName = `(?:"[A-Za-z_][\w.-]*"|'[A-Za-z_][\w.-]*'|[A-Za-z_]\w*)`
+	// tmplExpr is a template reference: a dotted path with indexes,
+	// optionally piped through filters whose arguments are bare names.
+	tmplExpr = `[.$]?[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\s*(?:'[\w.-]+'|"[\w.-]+"|\d+)\s*\])*` +
+		`(?:\s*\|\s*[A-Za-z_]\w*(?:\s+[.$]?[A-Za-z_][\w.]*)*)*`
+)
+
+// placeholder reports a contextual value that is provably not a secret:
+// empty, an exact placeholder word, a reference (see referenceRE), or a
+// mask (all characters the same, or only x, X, *, •, dots, dashes and
+// underscores with at least one x or *).
+func placeholder(v []byte) bool {
+	t := trimValue(v)
+	if len(t) == 0 {
+		return true
+	}
+	if len(t) <= 16 && placeholderWords[asciiLowerString(string(t))] {
+		return true
+	}
+	if referenceRE.Match(t) {
+		return true
+	}
+	return mask(t)
+}
+
+// mask: all runes equal, or made of x/X/*/• with separators.
+func mask(t []byte) bool {
+	first, _ := utf8.DecodeRune(t)
+	same, maskOnly, marks := true, true, false
+	for _, r := range string(t) {
+		if r != first {
+			same = false
+		}
+		switch r {
+		case 'x', 'X', '*', '•':
+			marks = true
+		case '.', '-', '_':
+		default:
+			maskOnly = false
+		}
+	}
+	return same || (maskOnly && marks)
+}
+
+// trimValue removes surrounding whitespace and one pair of matching quotes.
+func trimValue(v []byte) []byte {
+	t := bytes.TrimFunc(v, isSpace)
+	if len(t) >= 2 {
+		if q := t[0]; (q == '"' || q == '\'' || q == '`') && t[len(t)-1] == q {
+			t = bytes.TrimFunc(t[1:len(t)-1], isSpace)
+		}
+	}
+	return t
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\v', '\f':
+		return true
+	}
+	return false
+}
+
+// entropy is the Shannon entropy of v in bits per byte.
+func entropy(v []byte) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var counts [256]int
+	for _, c := range v {
+		counts[c]++
+	}
+	n := float64(len(v))
+	var h float64
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
