@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/index"
@@ -62,33 +64,29 @@ type rendered struct {
 }
 
 // chooseRoot picks the workspace folder the bundle is built from: the
-// active file's, else the first explicit target's, else the first folder.
-// A bundle covers one folder.
+// active file's (the selection's when there is no active file), else the
+// first explicit target's, else the first folder. A bundle covers one
+// folder. The active file goes through the sandbox here, before anything
+// else looks at it: a URI or path the sandbox refuses (see
+// index.ClientPath and index.CleanRel) is REFUSE_OUTSIDE_SANDBOX.
 func (p *pipeline) chooseRoot() error {
 	roots := p.snap.Roots()
 	if len(roots) == 0 {
 		return &Refusal{Code: RefuseOutsideSandbox, Message: "no workspace folder is open, so there is no project root to build from", Advice: "open a folder (or pass --root) and retry"}
 	}
-	locate := func(s string) *index.RootSnapshot {
-		uri, ok := asURI(s)
-		if !ok {
-			return nil
+	if active := p.activeURI(); active != "" {
+		r, _, err := p.snap.LocateChecked(active)
+		if err != nil {
+			return outside(active)
 		}
-		r, _, ok := p.snap.Locate(uri)
-		if !ok {
-			return nil
-		}
-		return r
-	}
-	if p.req.ActiveFile != "" {
-		if r := locate(p.req.ActiveFile); r != nil {
-			p.root = r
-			return nil
-		}
-		return outside(p.req.ActiveFile)
+		p.root = r
+		return nil
 	}
 	for _, t := range p.explicitPaths() {
-		if r := locate(t); r != nil {
+		if _, ok := asURI(t); !ok {
+			continue
+		}
+		if r, _, err := p.snap.LocateChecked(t); err == nil {
 			p.root = r
 			return nil
 		}
@@ -97,8 +95,45 @@ func (p *pipeline) chooseRoot() error {
 	return nil
 }
 
+// activeURI is the document the editor has open: active_file, else the
+// selection's URI (which must equal active_file when both are given).
+func (p *pipeline) activeURI() string {
+	if p.req.ActiveFile != "" {
+		return p.req.ActiveFile
+	}
+	if p.req.Selection != nil {
+		return p.req.Selection.URI
+	}
+	return ""
+}
+
+// outside refuses a path or URI of the request as outside the sandbox. The
+// message quotes only what the client sent (never the root, never where a
+// link leads), made printable and bounded.
 func outside(s string) *Refusal {
-	return &Refusal{Code: RefuseOutsideSandbox, Message: fmt.Sprintf("%s is outside the workspace folders; ctxd never reads outside the project root", s), Advice: "choose a file inside the workspace, or open its folder as a workspace folder"}
+	return &Refusal{Code: RefuseOutsideSandbox, Message: fmt.Sprintf("%s is outside the workspace folders; ctxd never reads outside the project root", quoteRequestPath(s)), Advice: "choose a file inside the workspace, or open its folder as a workspace folder"}
+}
+
+// maxQuoted bounds how much of a request's path a message repeats.
+const maxQuoted = 256
+
+// quoteRequestPath renders a path of the request for a message: as sent
+// when it is short printable UTF-8, else Go-quoted (a NUL or a control
+// character becomes an escape) and cut to maxQuoted bytes.
+func quoteRequestPath(s string) string {
+	cut := false
+	if len(s) > maxQuoted {
+		s = strings.ToValidUTF8(s[:maxQuoted], "")
+		cut = true
+	}
+	printable := utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
+	if !printable {
+		s = strconv.Quote(s)
+	}
+	if cut {
+		s += "…"
+	}
+	return s
 }
 
 // explicitPaths lists the paths the request names, in request order.
@@ -116,30 +151,38 @@ func (p *pipeline) explicitPaths() []string {
 	return out
 }
 
-// asURI turns a file URI or an absolute path into a normalized file URI;
-// ok is false for a relative path.
+// asURI turns a file URI or an absolute path into a file URI (normalized
+// when the sandbox would accept it); ok is false for a relative path. It
+// only classifies: the sandbox checks are relPath's and chooseRoot's.
 func asURI(s string) (string, bool) {
-	if strings.HasPrefix(s, "file:") {
+	if index.IsFileURI(s) {
 		return index.NormalizeURI(s), true
 	}
-	if filepath.IsAbs(s) {
-		return index.PathToURI(filepath.Clean(s)), true
+	if strings.HasPrefix(s, "/") || filepath.IsAbs(s) {
+		return index.PathToURI(s), true
 	}
 	return "", false
 }
 
-// relPath normalizes a path of the request to a root-relative path, or
-// refuses it as outside the sandbox.
+// relPath normalizes a path of the request (a target, a user-selected
+// target, last_error.path) to a path relative to the bundle's root, or
+// refuses it as outside the sandbox. A file URI or an absolute path must
+// lie in the bundle's own folder (the innermost one when folders nest);
+// a relative path is relative to that folder. Every form goes through
+// the sandbox (index.Snapshot.LocateChecked, index.RootSnapshot.Rel):
+// "..", encoded dots and separators, backslashes, UNC and drive forms,
+// remote hosts, NUL bytes and symbolic links out of the root are refused
+// before anything is opened.
 func (p *pipeline) relPath(s string) (string, error) {
-	if uri, ok := asURI(s); ok {
-		r, rel, ok := p.snap.Locate(uri)
-		if !ok || r != p.root {
+	if _, ok := asURI(s); ok {
+		r, rel, err := p.snap.LocateChecked(s)
+		if err != nil || r != p.root {
 			return "", outside(s)
 		}
 		return rel, nil
 	}
-	rel := path.Clean(filepath.ToSlash(s))
-	if rel == ".." || strings.HasPrefix(rel, "../") || rel == "." || rel == "" {
+	rel, err := p.root.Rel(s)
+	if err != nil {
 		return "", outside(s)
 	}
 	return rel, nil
@@ -149,7 +192,7 @@ func (p *pipeline) relPath(s string) (string, error) {
 // suffix. Malformed suffixes are returned as an error.
 func splitLines(s string) (file string, lines [2]int, err error) {
 	i := strings.LastIndexByte(s, ':')
-	if i < 0 || strings.HasPrefix(s, "file:") && i == 4 {
+	if i < 0 || index.IsFileURI(s) && i == 4 {
 		return s, lines, nil
 	}
 	suffix := s[i+1:]

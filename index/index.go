@@ -264,13 +264,14 @@ func (x *Index) withOpenDocs(r *RootSnapshot) *RootSnapshot {
 	return b.done()
 }
 
-// relIn returns the path of uri relative to root r.
+// relIn returns the path of uri relative to root r, after the sandbox's
+// checks: an open document behind a link out of the root is not the root's.
 func (x *Index) relIn(r *RootSnapshot, uri string) (string, bool) {
-	p, err := URIToPath(uri)
-	if err != nil {
+	if !IsFileURI(uri) {
 		return "", false
 	}
-	return r.relOf(p)
+	rel, err := r.relOfURI(uri)
+	return rel, err == nil
 }
 
 func (x *Index) progress(p Progress) {
@@ -462,6 +463,12 @@ func (x *Index) SetDocument(ctx context.Context, uri string, version int32, text
 			}
 		}
 	}
+	if _, _, err := x.Snapshot().LocateChecked(uri); err != nil {
+		// Outside every root, or refused by the sandbox (a link out of
+		// the root): the buffer is kept for a folder added later, but it
+		// is no file of any root.
+		return
+	}
 	x.applyToRoots(func(r *RootSnapshot, b *rootEdit, rel string) { x.applyDoc(b, rel, d) }, uri)
 }
 
@@ -547,8 +554,13 @@ func (x *Index) FilesChanged(ctx context.Context, uris []string) {
 	byDir := map[string]*rootChange{}
 	rescan := map[string]bool{}
 	for _, uri := range uris {
-		r, rel, ok := x.Snapshot().Locate(NormalizeURI(uri))
-		if !ok {
+		// The sandbox's lexical rules ("..", encoded separators, remote
+		// hosts, …); reloadPath walks the parents on disk.
+		r, rel, err := x.Snapshot().locateLexical(uri)
+		if err != nil {
+			if errors.Is(err, ErrOutsideRoot) {
+				x.log.Debug("watched-file event ignored", "reason", err.Error())
+			}
 			continue
 		}
 		if isIgnoreFile(rel) {
@@ -616,6 +628,13 @@ func isIgnoreFile(rel string) bool {
 // left alone: the editor's buffer wins. Callers hold x.mu.
 func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 	if _, open := b.r.open[rel]; open {
+		return
+	}
+	if !parentsReal(b.r.realDir, rel) {
+		// A parent is missing, or a symbolic link (out of the root, or
+		// to a directory indexed under its real path): nothing to read
+		// here, and Lstat below would follow the link.
+		b.removeTree(rel)
 		return
 	}
 	abs := filepath.Join(b.r.realDir, filepath.FromSlash(rel))

@@ -102,6 +102,21 @@ func readCapped(name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readCappedFile(f, max)
+}
+
+// readCappedIn is readCapped for the file rel of a root, opened without
+// leaving the root (see openInRoot).
+func readCappedIn(rootReal, rel string, max int64) ([]byte, error) {
+	f, err := openInRoot(rootReal, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCappedFile(f, max)
+}
+
+func readCappedFile(f *os.File, max int64) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

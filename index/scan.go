@@ -118,17 +118,19 @@ func tooLarge(rel string, size, max int64) Skipped {
 // rules would not have skipped under its own name: "notes.txt -> .env" must
 // not smuggle a denied file in. Links to directories are not followed; the
 // directory is indexed where it really is (or skipped there with its own
-// reason), which also makes link loops impossible to walk into.
+// reason), which also makes link loops impossible to walk into. The link
+// is resolved by the sandbox's walk (resolveIn), which checks each target
+// before looking at it: a link out of the root is recorded without
+// anything outside being stat'ed.
 func resolveLink(realDir, rel string, checker *ignore.Checker, maxSize int64) (candidate, Skipped, bool) {
-	abs := filepath.Join(realDir, filepath.FromSlash(rel))
-	target, err := filepath.EvalSymlinks(abs)
+	targetRel, err := resolveIn(osFS{}, realDir, rel)
+	if errors.Is(err, ErrOutsideRoot) {
+		return candidate{}, Skipped{Path: rel, Reason: SkipOutsideSandbox, Detail: "symbolic link to a path outside the workspace root"}, false
+	}
 	if err != nil {
 		return candidate{}, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "symbolic link: " + errDetail(err)}, false
 	}
-	targetRel, ok := within(realDir, target)
-	if !ok {
-		return candidate{}, Skipped{Path: rel, Reason: SkipOutsideSandbox, Detail: "symbolic link to a path outside the workspace root"}, false
-	}
+	target := filepath.Join(realDir, filepath.FromSlash(targetRel))
 	info, err := os.Stat(target)
 	if err != nil {
 		return candidate{}, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "symbolic link: " + errDetail(err)}, false

@@ -191,7 +191,9 @@ func (r *RootSnapshot) Content(rel string) ([]byte, bool) {
 // ReadText returns the UTF-8 text of an indexed file: the editor's buffer
 // for an open document, else the bytes on disk, decoded, after checking
 // they still match the recorded sha256 (ErrStale otherwise). A path that
-// is not indexed gives ErrNotIndexed; nothing outside the index is read.
+// is not indexed gives ErrNotIndexed; nothing outside the index is read,
+// and the read never leaves the root, even when a link was swapped in
+// since indexing (ErrOutsideRoot).
 func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 	f, ok := r.files.Get(rel)
 	if !ok {
@@ -200,7 +202,7 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 	if t, ok := r.open[rel]; ok {
 		return t, nil
 	}
-	data, err := readCapped(filepath.Join(r.realDir, filepath.FromSlash(rel)), f.ByteSize)
+	data, err := readCappedIn(r.realDir, rel, f.ByteSize)
 	if err != nil {
 		var ce *capError
 		if errors.As(err, &ce) {

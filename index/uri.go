@@ -10,9 +10,18 @@ import (
 // "file:///C%3A/x" and "file:///c:/x") share one overlay. Non-file URIs
 // (untitled:, git:) and unparsable strings are returned unchanged: they never
 // name a workspace file, and keeping them verbatim loses nothing.
+//
+// A file URI that the sandbox refuses ([ClientPath]: "..", encoded
+// separators, a NUL, a remote host, a query, a UNC path, …) is returned
+// unchanged too: normalizing it would decode "%2f" into "/" or drop a
+// query, and hand a later check an innocent-looking URI instead of the one
+// the client sent. Every check downstream then refuses it.
 func NormalizeURI(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Opaque != "" {
+		return uri
+	}
+	if _, err := ClientPath(uri); err != nil {
 		return uri
 	}
 	p := u.Path
