@@ -15,7 +15,7 @@ type Options struct {
 	// Config is the effective config; the zero Config means DefaultConfig.
 	Config Config
 	// Redactor scans every text that would be sent; nil means
-	// BasicRedactor.
+	// secrets.Default(), the built-in rules.
 	Redactor Redactor
 	// PositionEncoding is the encoding of the request's selection and
 	// last_error ranges; empty means utf-16 (the LSP default).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
 )
@@ -112,7 +113,7 @@ func newPipeline(snap *index.Snapshot, req *Request, opts Options, m mode) (*pip
 	}
 	p := &pipeline{req: req, opts: opts, mode: m, snap: snap, model: model, redactor: opts.Redactor, enc: opts.PositionEncoding}
 	if p.redactor == nil {
-		p.redactor = BasicRedactor{}
+		p.redactor = secrets.Default()
 	}
 	if p.enc == "" {
 		p.enc = position.UTF16

@@ -27,8 +27,8 @@ type Finding = secrets.Finding
 
 // Redactor finds secrets in text that would be sent. Implementations are
 // deterministic: the same (path, text) always gives the same findings in
-// the same order. The secrets issue provides the full engine; [BasicRedactor]
-// covers seed 002's example patterns.
+// the same order. The default is the built-in rules of package secrets
+// (secrets.Default); the server and the CLI add the user's rules.
 type Redactor interface {
 	// Version names the rule set; it enters config_fingerprint.
 	Version() string
