@@ -7,15 +7,15 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // testScanner compiles testdata/engine_rules.json, a small rule set that
@@ -678,10 +678,13 @@ func TestAnchoredMultiline(t *testing.T) {
 // BenchmarkScan scans about 20 MB of the Go distribution's own .go files
 // (text without secrets, mostly) with the built-in rules, file by file.
 func BenchmarkScan(b *testing.B) {
-	root := goroot()
+	src, err := corpus.GoSrc()
+	if err != nil {
+		b.Skipf("Go source tree unavailable: %v", err)
+	}
 	var files [][]byte
 	total := 0
-	_ = filepath.WalkDir(filepath.Join(root, "src"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if total >= 20<<20 {
 			return filepath.SkipAll
 		}
@@ -705,7 +708,7 @@ func BenchmarkScan(b *testing.B) {
 		return nil
 	})
 	if total < 1<<20 {
-		b.Skipf("only %d bytes of Go source under %s", total, root)
+		b.Skipf("only %d bytes of Go source under %s", total, src)
 	}
 	s := Default()
 	for _, f := range files {
@@ -758,13 +761,4 @@ func BenchmarkScan(b *testing.B) {
 			}
 		}
 	})
-}
-
-func goroot() string {
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		if r := strings.TrimSpace(string(out)); r != "" {
-			return r
-		}
-	}
-	return runtime.GOROOT()
 }
