@@ -33,6 +33,10 @@ run: build ## build, then run ctxd's main job on the example workspace: ctxd bui
 bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then ctxd index vs ctags -R
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 	$(GO) run ./tools/indexbench -ctxd $(BIN)
+	$(MAKE) secrets-bench
+
+secrets-bench: ## secret scanner recall, false positives and MB/s on a generated corpus and GOROOT/src, side by side with gitleaks when on PATH
+	$(GO) run ./tools/secretsbench
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \
