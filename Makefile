@@ -8,10 +8,10 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test run bench fuzz lint
+.PHONY: help build test run bench secrets-bench fuzz lint
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-7s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/ctxd
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
