@@ -65,9 +65,16 @@ type process struct {
 
 func startServer(t *testing.T, args ...string) *process {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // hang guard only
+	return startArgv(t, 60*time.Second, append([]string{binary(t), "serve", "--stdio", "--cache-dir", t.TempDir()}, args...))
+}
+
+// startArgv starts argv (ctxd serve, possibly under a tracer) with pipes
+// for the LSP client; hang bounds the whole session (a guard only).
+func startArgv(t *testing.T, hang time.Duration, argv []string) *process {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, binary(t), append([]string{"serve", "--stdio", "--cache-dir", t.TempDir()}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	p := &process{t: t, ctx: ctx, cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = p.stderr
 	var err error

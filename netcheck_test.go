@@ -11,7 +11,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -28,7 +27,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxd/ctxd/server/lsptest"
 )
 
 // straceOrSkip returns strace's path, or skips the test when strace is
@@ -88,26 +86,7 @@ func TestHelperDial(t *testing.T) {
 // startTraced starts ctxd serve under strace, like startServer.
 func startTraced(t *testing.T, strace, out string, args ...string) *process {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second) // hang guard only
-	t.Cleanup(cancel)
-	argv := straceArgs(strace, out, append([]string{binary(t), "serve", "--stdio", "--cache-dir", t.TempDir()}, args...)...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	p := &process{t: t, ctx: ctx, cmd: cmd, stderr: &bytes.Buffer{}}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.c = lsptest.New(stdout, p.stdin)
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return p
+	return startArgv(t, 120*time.Second, straceArgs(strace, out, append([]string{binary(t), "serve", "--stdio", "--cache-dir", t.TempDir()}, args...)...))
 }
 
 // TestNoNetworkSyscalls runs a full session of the real binary under
