@@ -26,7 +26,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // straceOrSkip returns strace's path, or skips the test when strace is
