@@ -77,20 +77,21 @@ func (p *pipeline) render(it *item) *rendered {
 // cannot be removed by a span (uncertain, or the whole text is the
 // credential) marks the block as a secret risk instead.
 //
-// A slice is checked twice: its own text is scanned, and the findings of
-// the whole file are carried into it, because a slice can cut a secret so
-// that no pattern matches what is left (the body lines of a key without
-// its BEGIN line).
+// A slice is checked with the findings of its whole file, carried into
+// it, because a slice can cut a secret so that no pattern matches what is
+// left (the body lines of a key without its BEGIN line).
 func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 	name := it.path
 	if name == "" {
 		name = r.title
 	}
 	var findings []Finding
-	whole := it.text != nil && len(maps) == 1 && maps[0].seg.start == 0 && maps[0].seg.end == len(it.text)
-	if !whole {
-		// The whole text's findings are carried below; a part or a
-		// text not from a file is scanned as it is.
+	if it.text == nil {
+		// A text not from a file is scanned as it is. A file's blocks
+		// (whole, sliced or a symbol) carry the findings of the whole
+		// file instead: every byte they show is file text, so every
+		// secret they show is one of those. Only the marker lines ctxd
+		// puts between slices are new, and they hold no secret.
 		f, err := p.redactor.Scan(name, []byte(r.content))
 		if err != nil {
 			r.risk = riskUnscannable
