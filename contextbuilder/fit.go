@@ -69,7 +69,37 @@ func (p *pipeline) render(it *item) *rendered {
 		it.cache = map[Level]*rendered{}
 	}
 	it.cache[lv] = r
+	if it.typ == BlockFile && lv == LevelFull && !it.target {
+		p.opts.Scans.remember(p.blockKey(it), r)
+	}
 	return r
+}
+
+// blockKey names an optional whole-file block's rendering: the file's
+// content hash with everything else the rendering depends on.
+func (p *pipeline) blockKey(it *item) string {
+	return strings.Join([]string{p.redactor.Version(), p.est.Name(), it.path, it.file.SHA256}, "\x00")
+}
+
+// recall gives ctxd.budget the rendering of an optional whole file it has
+// counted before (same path, content hash, rules and encoding) without
+// reading the file again: its tokens, redactions and risk, not its
+// content, which the budget does not return. A build always reads, and so
+// detects a file changed on disk since indexing; the budget trusts the
+// index's hash for these optional blocks until the next build or event.
+func (p *pipeline) recall(it *item) bool {
+	if p.mode != modeBudget || it.typ != BlockFile || it.target || len(it.levels) != 1 {
+		return false
+	}
+	r, ok := p.opts.Scans.recall(p.blockKey(it))
+	if !ok {
+		return false
+	}
+	if it.cache == nil {
+		it.cache = map[Level]*rendered{}
+	}
+	it.cache[LevelFull] = r
+	return true
 }
 
 // redact scans the content that would be sent and replaces each
@@ -321,11 +351,13 @@ func (p *pipeline) fit(ctx context.Context) error {
 			dropped++
 			continue
 		}
-		if err := p.loadRelated(it); err != nil {
-			if errors.Is(err, errSkip) {
-				continue
+		if !p.recall(it) {
+			if err := p.loadRelated(it); err != nil {
+				if errors.Is(err, errSkip) {
+					continue
+				}
+				return err
 			}
-			return err
 		}
 		r := p.render(it)
 		if r.risk != "" {

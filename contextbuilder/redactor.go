@@ -47,6 +47,9 @@ type ScanCache struct {
 	mu    sync.Mutex
 	max   int
 	items map[string][]Finding
+	// blocks remembers optional whole-file blocks as rendered (without
+	// their content) for ctxd.budget.
+	blocks map[string]*rendered
 }
 
 // NewScanCache returns a cache of at most max files (max <= 0 means 4096);
@@ -55,7 +58,33 @@ func NewScanCache(max int) *ScanCache {
 	if max <= 0 {
 		max = 4096
 	}
-	return &ScanCache{max: max, items: map[string][]Finding{}}
+	return &ScanCache{max: max, items: map[string][]Finding{}, blocks: map[string]*rendered{}}
+}
+
+// remember keeps a whole-file block's rendering, without its content.
+func (c *ScanCache) remember(key string, r *rendered) {
+	if c == nil {
+		return
+	}
+	summary := *r
+	summary.content = ""
+	c.mu.Lock()
+	if len(c.blocks) >= c.max {
+		clear(c.blocks)
+	}
+	c.blocks[key] = &summary
+	c.mu.Unlock()
+}
+
+// recall returns a remembered rendering.
+func (c *ScanCache) recall(key string) (*rendered, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.blocks[key]
+	return r, ok
 }
 
 // scan returns r.Scan(path, text), from the cache when the same version,
