@@ -143,35 +143,51 @@ func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
 			return cmpInt(b.End, a.End)
 		})
 	}
-	var b strings.Builder
-	last := 0
-	for _, f := range findings {
-		if f.Confidence != High || f.WholeFile {
-			r.risk = f.RuleID
-			return
-		}
-		if f.Start < last || f.End <= f.Start || f.End > len(r.content) {
-			if f.End > last && f.Start < last {
-				// Overlapping findings: extend the redaction.
-				last = max(last, f.End)
-			}
-			continue
-		}
-		b.WriteString(r.content[last:f.Start])
-		fmt.Fprintf(&b, "[REDACTED:%s]", f.RuleID)
-		last = f.End
+	r.apply(findings, name, func(f Finding) string {
 		line := f.Line
 		if it.li != nil {
 			if l := fileLine(it.li, maps, f.Start); l > 0 {
 				line = l
 			}
 		}
-		r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonSecret, Details: fmt.Sprintf("rule %s at line %d", f.RuleID, line)})
+		return fmt.Sprintf("rule %s at line %d", f.RuleID, line)
+	})
+}
+
+// apply replaces each finding's span of the content with
+// [REDACTED:<rule>] and records a pattern_redacted entry whose details
+// come from detail. Overlapping findings extend the first one's
+// redaction. (The secrets engine never reports a span holding a marker
+// of an earlier pass, so rescanning redacted text adds none.) A finding
+// that cannot be redacted safely (uncertain, whole file) makes the block a
+// risk instead, and nothing is replaced.
+func (r *rendered) apply(findings []Finding, name string, detail func(Finding) string) {
+	for _, f := range findings {
+		if f.Confidence != High || f.WholeFile {
+			r.risk = f.RuleID
+			return
+		}
 	}
-	if len(findings) > 0 {
-		b.WriteString(r.content[last:])
-		r.content = b.String()
+	if len(findings) == 0 {
+		return
 	}
+	var b strings.Builder
+	last := 0
+	for _, f := range findings {
+		if f.End <= f.Start || f.End > len(r.content) {
+			continue
+		}
+		if f.Start < last {
+			last = max(last, f.End) // overlapping: the redaction grows
+			continue
+		}
+		b.WriteString(r.content[last:f.Start])
+		fmt.Fprintf(&b, "[REDACTED:%s]", f.RuleID)
+		last = f.End
+		r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonSecret, Details: detail(f)})
+	}
+	b.WriteString(r.content[last:])
+	r.content = b.String()
 }
 
 // isHidden reports the characters that can hide instructions from a
@@ -237,23 +253,9 @@ func (p *pipeline) stripHidden(it *item, r *rendered, lines []int) {
 		r.risk = riskUnscannable
 		return
 	}
-	var b strings.Builder
-	last := 0
-	for _, f := range findings {
-		if f.Confidence != High || f.WholeFile {
-			r.risk = f.RuleID
-			return
-		}
-		if f.Start < last || strings.Contains(r.content[f.Start:f.End], "[REDACTED:") {
-			continue // overlapping, or a redaction marker of the first pass
-		}
-		b.WriteString(r.content[last:f.Start])
-		fmt.Fprintf(&b, "[REDACTED:%s]", f.RuleID)
-		last = f.End
-		r.redactions = append(r.redactions, Redaction{Type: RedactPatternRedacted, Target: name, Reason: RedactReasonSecret, Details: fmt.Sprintf("rule %s, joined by removing hidden characters", f.RuleID)})
-	}
-	b.WriteString(r.content[last:])
-	r.content = b.String()
+	r.apply(findings, name, func(f Finding) string {
+		return fmt.Sprintf("rule %s, joined by removing hidden characters", f.RuleID)
+	})
 }
 
 // fileFindings scans a file's whole text once per build.
