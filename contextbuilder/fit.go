@@ -111,10 +111,7 @@ func (p *pipeline) recall(it *item) bool {
 // it, because a slice can cut a secret so that no pattern matches what is
 // left (the body lines of a key without its BEGIN line).
 func (p *pipeline) redact(it *item, r *rendered, maps []contentMap) {
-	name := it.path
-	if name == "" {
-		name = r.title
-	}
+	name := it.reportName(r)
 	var findings []Finding
 	if it.text == nil {
 		// A text not from a file is scanned as it is. A file's blocks
@@ -190,6 +187,15 @@ func (r *rendered) apply(findings []Finding, name string, detail func(Finding) s
 	r.content = b.String()
 }
 
+// reportName is what the redaction report calls a block: its path, or its
+// title for a block not from a file.
+func (it *item) reportName(r *rendered) string {
+	if it.path != "" {
+		return it.path
+	}
+	return r.title
+}
+
 // isHidden reports the characters that can hide instructions from a
 // reader while a model still reads them: bidirectional controls (which
 // reorder what is displayed) and Unicode tag characters (invisible ASCII
@@ -217,9 +223,7 @@ func hiddenLines(it *item, content string, maps []contentMap) []int {
 		if it.li != nil {
 			line = fileLine(it.li, maps, off)
 		}
-		if n := len(lines); n == 0 || lines[n-1] != line {
-			lines = append(lines, line)
-		}
+		lines = append(lines, line)
 	}
 	slices.Sort(lines)
 	return slices.Compact(lines)
@@ -238,10 +242,7 @@ func (p *pipeline) stripHidden(it *item, r *rendered, lines []int) {
 		}
 		return c
 	}, r.content)
-	name := it.path
-	if name == "" {
-		name = r.title
-	}
+	name := it.reportName(r)
 	var where []string
 	for _, l := range lines {
 		where = append(where, fmt.Sprint(l))
@@ -505,7 +506,7 @@ func (it *item) label() string {
 func (p *pipeline) rankedTargets() []*item {
 	out := slices.Clone(p.targets)
 	for _, t := range out {
-		t.score = t.weight - min(30, int(t.file.ByteSize/200_000))
+		t.score = t.baseScore()
 	}
 	sortRanked(out)
 	return out

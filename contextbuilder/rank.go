@@ -145,9 +145,11 @@ func (p *pipeline) relate() {
 		// able to call, so it shares the target's language family.
 		var callers []string
 		if len(t.symIdxs) > 0 {
-			for _, i := range t.symIdxs {
-				callers = append(callers, g.Referrers(syn.Symbols[i].Name)...)
+			names := make([]string, len(t.symIdxs))
+			for j, i := range t.symIdxs {
+				names[j] = syn.Symbols[i].Name
 			}
+			callers = g.Referrers(names...)
 		} else {
 			callers = g.Callers(t.path)
 		}
@@ -244,10 +246,7 @@ func dependencyKind(s *syntax.Symbol) bool {
 // is already represented by a better-ranked item (or by a target).
 func (p *pipeline) rank() {
 	for _, it := range p.items {
-		it.score = it.weight - min(30, int(it.file.ByteSize/200_000))
-		if it.hops > 1 {
-			it.score -= 10 * (it.hops - 1)
-		}
+		it.score = it.baseScore()
 	}
 	sortRanked(p.items)
 	seen := map[string]bool{}
@@ -261,6 +260,16 @@ func (p *pipeline) rank() {
 		seen[it.path] = true
 	}
 	sortRanked(p.items)
+}
+
+// baseScore is Step 2's score before the duplicate-signal penalty: the
+// base weight, the size penalty and the distance penalty.
+func (it *item) baseScore() int {
+	s := it.weight - min(30, int(it.file.ByteSize/200_000))
+	if it.hops > 1 {
+		s -= 10 * (it.hops - 1)
+	}
+	return s
 }
 
 func sortRanked(items []*item) {

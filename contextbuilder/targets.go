@@ -296,10 +296,7 @@ func (p *pipeline) resolveTargets() error {
 			p.items = append(p.items, &item{typ: BlockFile, priority: P2, path: rel, reason: ReasonUserSelected, weight: weightOther, hops: 1})
 		}
 	}
-	byPath, err := p.mergeSpecs(specs)
-	if err != nil {
-		return err
-	}
+	byPath := p.mergeSpecs(specs)
 	if err := p.resolveSymbols(byPath); err != nil {
 		return err
 	}
@@ -328,7 +325,7 @@ func (p *pipeline) resolveTargets() error {
 // regions and symbols of duplicates are merged, the strongest reason kept,
 // and each duplicate mention recorded as excluded "duplicate" when it was
 // written differently.
-func (p *pipeline) mergeSpecs(specs []*targetSpec) (map[string]*targetSpec, error) {
+func (p *pipeline) mergeSpecs(specs []*targetSpec) map[string]*targetSpec {
 	out := map[string]*targetSpec{}
 	for _, s := range specs {
 		t, ok := out[s.rel]
@@ -359,7 +356,7 @@ func (p *pipeline) mergeSpecs(specs []*targetSpec) (map[string]*targetSpec, erro
 			p.excluded = append(p.excluded, Excluded{Path: file, Reason: ExcludeDuplicate})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // lookupTarget finds a target in the index. A path excluded by a never-send

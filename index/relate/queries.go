@@ -386,13 +386,18 @@ func (g *Graph) Callers(path string) []string {
 	if !ok {
 		return nil
 	}
-	f := v.file(self)
+	return v.referrers(v.file(self).symbolNames(), self)
+}
+
+// referrers returns the sorted paths of the files whose Refs contain one
+// of names, without skip (-1: none).
+func (v *view) referrers(names []string, skip int32) []string {
 	set := newNodeSet(v.size())
 	add := func(n int32) { set.add(n) }
-	for _, name := range f.symbolNames() {
+	for _, name := range names {
 		v.eachRef(name, add)
 	}
-	return v.paths(set, self)
+	return v.paths(set, skip)
 }
 
 // configNames are the config and build files of each language family, in
@@ -472,14 +477,11 @@ func (g *Graph) ConfigFiles(path string) []string {
 	return out
 }
 
-// Referrers returns the files whose Refs contain name, sorted: the callers
-// of one symbol rather than of a whole file. Nil when none.
-func (g *Graph) Referrers(name string) []string {
-	if g == nil || name == "" {
+// Referrers returns the files whose Refs contain one of names, sorted: the
+// callers of some symbols rather than of a whole file. Nil when none.
+func (g *Graph) Referrers(names ...string) []string {
+	if g == nil || len(names) == 0 {
 		return nil
 	}
-	v := g.view()
-	set := newNodeSet(v.size())
-	v.eachRef(name, func(n int32) { set.add(n) })
-	return v.paths(set, -1)
+	return g.view().referrers(names, -1)
 }
