@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
 	"github.com/ctxd/ctxd/index"
 )
 
@@ -35,6 +36,7 @@ const (
 const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... " +
 	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
 	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
+	"[--skill NAME] [--thread-id ID --turn-id ID [--parent-turn-id ID] [--ref REF]...] " +
 	"[--format json|markdown|summary] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
 
 // stringList is a repeatable string flag.
@@ -65,6 +67,11 @@ type buildFlags struct {
 	maxOutput   int
 	reserve     int
 	softPct     int
+	skill       string
+	threadID    string
+	turnID      string
+	parentTurn  string
+	refs        stringList
 }
 
 // request turns the flags into the build request the LSP command would
@@ -113,6 +120,14 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 	if given {
 		req.Model = &m
 	}
+	req.Skill = f.skill
+	if f.threadID != "" || f.turnID != "" || set["ref"] || f.parentTurn != "" {
+		th := map[string]any{"thread_id": f.threadID, "turn_id": f.turnID, "declared_refs": append([]string{}, f.refs...)}
+		if f.parentTurn != "" {
+			th["parent_turn_id"] = f.parentTurn
+		}
+		req.Thread, _ = json.Marshal(th) // strings and a string list always encode
+	}
 	return req
 }
 
@@ -133,6 +148,11 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxOutput, "max-output-tokens", 0, "model's maximum output tokens (default from the config)")
 	fs.IntVar(&f.reserve, "response-token-reserve", 0, "tokens reserved for the response (default from the config)")
 	fs.IntVar(&f.softPct, "soft-limit-pct", 0, "soft limit as a percentage of the hard limit, 1 to 100 (default from the config)")
+	fs.StringVar(&f.skill, "skill", "", "policy override (a skill of .ctxd/config.json) the build runs under")
+	fs.StringVar(&f.threadID, "thread-id", "", "thread the build belongs to: records INTENT and DECISION events in .ctxd/ledger (seed 000)")
+	fs.StringVar(&f.turnID, "turn-id", "", "turn of the thread (required with --thread-id)")
+	fs.StringVar(&f.parentTurn, "parent-turn-id", "", "turn this one follows, e.g. the failed attempt of a retry")
+	fs.Var(&f.refs, "ref", "declared ref of the thread: intent:<turn>, execution:<turn> or a correlation id (repeatable)")
 	format := fs.String("format", outSummary, "output: json, markdown or summary")
 	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	idxFlags := indexFlags(fs)
@@ -222,7 +242,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"constraints", len(f.constraints), "format", *format)
 
 	start := time.Now()
-	res, err := contextbuilder.Build(ctx, snap, req, contextbuilder.Options{
+	res, err := workspace.Open(dir, workspace.Options{}).Build(ctx, snap, req, contextbuilder.Options{
 		CreatedAt: time.Now().UTC(),
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			logger.Info("refreshing files changed on disk since indexing", "files", len(uris))

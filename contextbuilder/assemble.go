@@ -46,7 +46,7 @@ func (p *pipeline) assemble() error {
 	}
 	correlation := p.req.CorrelationID
 	if correlation == "" {
-		correlation = uuidOf("ctxd.correlation", string(req))
+		correlation = derivedCorrelation(req)
 	}
 	bundle := &Bundle{
 		BundleVersion: BundleVersion,
@@ -297,11 +297,12 @@ func (p *pipeline) budgetResult() *BudgetResult {
 
 // configFingerprint is sha256 of the JCS form of the effective config with
 // the contract, estimator and rule-set versions (DESIGN.md §4).
-func configFingerprint(c Config, est *tokens.Estimator, r Redactor) (string, error) {
+func configFingerprint(c Config, est *tokens.Estimator, r Redactor, pol *Policy) (string, error) {
 	return fingerprint(struct {
 		Contract  string `json:"contract_version"`
 		Config    Config `json:"config"`
 		Estimator string `json:"estimator"`
 		Redactor  string `json:"redactor"`
-	}{ContractVersion, c.withDefaults(), est.Note(), r.Version()})
+		Policy    string `json:"policy,omitempty"`
+	}{ContractVersion, c.withDefaults(), est.Note(), r.Version(), pol.digest()})
 }

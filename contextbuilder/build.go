@@ -3,6 +3,7 @@ package contextbuilder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/position"
@@ -36,6 +37,29 @@ type Options struct {
 	// on disk since it was indexed (seed 002 edge case 2); nil means such
 	// a file cannot be read deterministically.
 	Refresh func(ctx context.Context, uris []string) *index.Snapshot
+	// Policy is seed 001's effective context policy; nil means none.
+	Policy *Policy
+	// ThreadRefs are the earlier thread events the request referenced,
+	// resolved by the ledger, in event order; each becomes a P2 block.
+	// Nil means none (a request without a thread, or refs that admit no
+	// content).
+	ThreadRefs []ThreadRef
+}
+
+// Root returns the workspace folder a request builds from: the one holding
+// the active file, else the first explicit target given as a URI, else
+// the first folder. It fails like Build would (a *Refusal) when the
+// request names a document outside every folder or no folder is open.
+// Callers use it to pick the folder's configuration before building.
+func Root(snap *index.Snapshot, req *Request) (*index.RootSnapshot, error) {
+	if req == nil {
+		return nil, fmt.Errorf("%w: the request object is missing", ErrInvalidRequest)
+	}
+	p := &pipeline{req: req, snap: snap}
+	if err := p.chooseRoot(); err != nil {
+		return nil, err
+	}
+	return p.root, nil
 }
 
 // Build runs the whole contract and returns the four outputs. A refusal

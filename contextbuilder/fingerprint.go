@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/ctxd/ctxd/index"
 	"github.com/gowebpki/jcs"
 )
 
@@ -64,4 +66,50 @@ func uuidOf(parts ...string) string {
 	var sum [sha256.Size]byte
 	copy(sum[:], h.Sum(nil))
 	return uuid8(sum)
+}
+
+// BundleFingerprint recomputes a bundle's bundle_fingerprint from its
+// content: sha256 of the JCS form of the bundle without bundle_id and
+// created_at. Replay uses it to check a stored bundle.
+func BundleFingerprint(b *Bundle) (string, error) {
+	if b == nil {
+		return "", errors.New("bundle fingerprint: no bundle")
+	}
+	return fingerprint(fpBundle(b))
+}
+
+// RequestFingerprint is the hex sha256 of the request's canonical form
+// with its URIs made relative to root (the form block ids and derived
+// correlation ids come from), so it does not depend on where the
+// workspace lives. The ledger records it in INTENT events. root is the
+// folder [Root] chose in snap.
+func RequestFingerprint(snap *index.Snapshot, root *index.RootSnapshot, req *Request) (string, error) {
+	if req == nil || root == nil || snap == nil {
+		return "", errors.New("request fingerprint: no request or root")
+	}
+	p := &pipeline{req: req, root: root, snap: snap}
+	return fingerprint(p.portableRequest())
+}
+
+// CorrelationID is the correlation_id a build of req echoes: the
+// client's, or one derived from the portable request (a UUIDv8), as
+// [Build] does. root is the folder [Root] chose in snap.
+func CorrelationID(snap *index.Snapshot, root *index.RootSnapshot, req *Request) (string, error) {
+	if req == nil || root == nil || snap == nil {
+		return "", errors.New("correlation id: no request or root")
+	}
+	if req.CorrelationID != "" {
+		return req.CorrelationID, nil
+	}
+	p := &pipeline{req: req, root: root, snap: snap}
+	c, err := canonical(p.portableRequest())
+	if err != nil {
+		return "", err
+	}
+	return derivedCorrelation(c), nil
+}
+
+// derivedCorrelation is the correlation id of a request without one.
+func derivedCorrelation(canonicalRequest []byte) string {
+	return uuidOf("ctxd.correlation", string(canonicalRequest))
 }

@@ -326,6 +326,10 @@ func (p *pipeline) fit(ctx context.Context) error {
 	}
 	var keep1 []*item
 	for _, it := range p1 {
+		if !p.allowed(it.path) {
+			p.excludeByNamespace(it)
+			continue
+		}
 		if err := p.loadRelated(it); err != nil {
 			if errors.Is(err, errSkip) {
 				continue
@@ -354,7 +358,11 @@ func (p *pipeline) fit(ctx context.Context) error {
 			dropped++
 			continue
 		}
-		if !p.recall(it) {
+		if !p.allowed(it.path) {
+			p.excludeByNamespace(it)
+			continue
+		}
+		if it.thread == nil && !p.recall(it) {
 			if err := p.loadRelated(it); err != nil {
 				if errors.Is(err, errSkip) {
 					continue
@@ -364,7 +372,7 @@ func (p *pipeline) fit(ctx context.Context) error {
 		}
 		r := p.render(it)
 		if r.risk != "" {
-			p.exclude(it.path, ExcludeSecretRisk, RedactBlockRemoved, RedactReasonSecret, fmt.Sprintf("rule %s found a secret that cannot be redacted safely", r.risk))
+			p.exclude(it.excludedPath(), ExcludeSecretRisk, RedactBlockRemoved, RedactReasonSecret, fmt.Sprintf("rule %s found a secret that cannot be redacted safely", r.risk))
 			continue
 		}
 		if total+r.tokens > p.soft {
@@ -404,6 +412,15 @@ func (p *pipeline) fit(ctx context.Context) error {
 			keep1 = keep1[:i]
 		}
 		p.notes = append(p.notes, fmt.Sprintf("fit: removed P1 blocks in reverse rank order to fit the hard limit of %d tokens", p.hard))
+	}
+	required := append(slices.Clone(p0), keep1...)
+	keepOpt, err := p.enforceCaps(required, keepOpt)
+	if err != nil {
+		return err
+	}
+	total = 0
+	for _, it := range append(required, keepOpt...) {
+		total += p.render(it).tokens
 	}
 	p.total = total
 	switch {
@@ -487,7 +504,7 @@ func (p *pipeline) drop(it *item, format string) {
 	if strings.Contains(format, "hard") {
 		limit = p.hard
 	}
-	p.exclude(it.path, ExcludeTokenBudget, RedactBlockRemoved, RedactReasonBudget, fmt.Sprintf("%s %s %s: ", it.priority, it.reason, it.label())+fmt.Sprintf(format, limit))
+	p.exclude(it.excludedPath(), ExcludeTokenBudget, RedactBlockRemoved, RedactReasonBudget, fmt.Sprintf("%s %s %s: ", it.priority, it.reason, it.label())+fmt.Sprintf(format, limit))
 }
 
 // label names an item in notes and details.

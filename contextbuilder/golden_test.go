@@ -19,6 +19,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	ctxws "github.com/ctxd/ctxd/contextbuilder/workspace"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
 )
@@ -31,7 +32,7 @@ var goldenTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // goldenCase is one archive of testdata/golden: a workspace (ws/…), a
 // request (request.json, where $ROOT stands for the workspace's file URI),
 // optional options.json ({"config": …, "position_encoding": …,
-// "max_file_size": …}), editor
+// "max_file_size": …, "thread_refs": […]}), editor
 // buffers (open/<path>), files rewritten (after-index/<path>) or removed
 // (remove/<path>) on disk after indexing, and the expected output
 // (want.json): the Result, or {"refusal": …}.
@@ -76,6 +77,19 @@ type goldenOptions struct {
 	PositionEncoding position.Encoding     `json:"position_encoding"`
 	// MaxFileSize is the index's size cap; 0 means the default.
 	MaxFileSize int64 `json:"max_file_size"`
+	// ThreadRefs are resolved thread events given to the builder as is.
+	ThreadRefs []contextbuilder.ThreadRef `json:"thread_refs"`
+}
+
+// governed reports whether the workspace has a .ctxd/config.json, which
+// makes the case build through package workspace.
+func (c *goldenCase) governed() bool {
+	for _, f := range c.ws.Files {
+		if strings.HasPrefix(f.Name, ".ctxd/config.json") {
+			return true
+		}
+	}
+	return false
 }
 
 // run writes the workspace under dir, indexes it, applies the editor
@@ -116,16 +130,24 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 		if err != nil {
 			t.Fatalf("request.json: %v", err)
 		}
-		res, err := contextbuilder.Build(ctx, x.Snapshot(), req, contextbuilder.Options{
+		opts := contextbuilder.Options{
 			Config:           o.Config,
 			PositionEncoding: o.PositionEncoding,
 			CreatedAt:        goldenTime,
 			Tokens:           tokens.NewCache(0),
+			ThreadRefs:       o.ThreadRefs,
 			Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 				x.FilesChanged(ctx, uris)
 				return x.Snapshot()
 			},
-		})
+		}
+		build := contextbuilder.Build
+		if c.governed() {
+			// A workspace with .ctxd/config.json builds as the server
+			// does: config, policy and the record of the build.
+			build = ctxws.Open(dir, ctxws.Options{Now: func() time.Time { return goldenTime }}).Build
+		}
+		res, err := build(ctx, x.Snapshot(), req, opts)
 		return encodeOutcome(t, res, err)
 	}
 	first := build()

@@ -125,7 +125,7 @@ func newPipeline(snap *index.Snapshot, req *Request, opts Options, m mode) (*pip
 
 // run executes the selection algorithm's steps in order.
 func (p *pipeline) run(ctx context.Context) error {
-	fp, err := configFingerprint(p.opts.Config, p.est, p.redactor)
+	fp, err := configFingerprint(p.opts.Config, p.est, p.redactor, p.opts.Policy)
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,9 @@ func (p *pipeline) run(ctx context.Context) error {
 	if err := p.loadTargets(); err != nil {
 		return err
 	}
+	if err := p.checkNamespaces(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -148,6 +151,9 @@ func (p *pipeline) run(ctx context.Context) error {
 	if p.req.Purpose != PurposeIntent && len(p.targets) > 0 {
 		p.relate()
 	}
+	// Thread references (seed 000) join the optional blocks ahead of the
+	// ranked P2 candidates.
+	p.items = append(p.threadItems(), p.items...)
 	// Step 4: fit to budget.
 	if err := p.fit(ctx); err != nil {
 		return err

@@ -45,6 +45,7 @@ type item struct {
 
 	symIdxs []int       // target symbols of a target file
 	spec    *targetSpec // the explicit target, P0 target files
+	thread  *ThreadRef  // the thread event of a thread block, else nil
 
 	cache map[Level]*rendered
 }

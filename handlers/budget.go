@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
 )
 
 // Budget answers ctxd.budget: {budget_report, counts} for the selection
@@ -13,7 +14,7 @@ import (
 // refuse_hard_limit, not an error; other refusals are errors as in
 // ctxd.buildContext.
 func Budget(ctx context.Context, s *Session, arg json.RawMessage) (any, error) {
-	return runBuilder(ctx, s, "ctxd.budget", arg, contextbuilder.Budget, func(r *contextbuilder.BudgetResult) []any {
+	return runBuilder(ctx, s, "ctxd.budget", arg, (*workspace.Workspace).Budget, func(r *contextbuilder.BudgetResult) []any {
 		return append(budgetFields(r.BudgetReport), "files", r.Counts.Files, "excluded", r.Counts.Excluded)
 	})
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -18,21 +20,29 @@ import (
 // The error's data is the [contextbuilder.Refusal].
 const codeRefused jsonrpc2.Code = -32803
 
-// builder is the shape shared by [contextbuilder.Build],
-// [contextbuilder.BuildManifest] and [contextbuilder.Budget].
-type builder[T any] func(context.Context, *index.Snapshot, *contextbuilder.Request, contextbuilder.Options) (*T, error)
+// builder is the shape shared by the governed builds of
+// [workspace.Workspace]: Build, Manifest and Budget (method expressions),
+// and renderPrompt's closure.
+type builder[T any] func(*workspace.Workspace, context.Context, *index.Snapshot, *contextbuilder.Request, contextbuilder.Options) (*T, error)
 
 // runBuilder is the plumbing of the context commands: decode arguments[0]
-// strictly, wait for the initial scan (a build right after initialize must
-// not see an empty index), call build on one snapshot with the session's
-// options, and map its errors to the wire. summary gives the log fields of
-// a result: counts, decisions, fingerprints, never contents.
+// strictly, then [runRequest].
 func runBuilder[T any](ctx context.Context, s *Session, command string, arg json.RawMessage, build builder[T], summary func(*T) []any) (any, error) {
 	start := time.Now()
 	req, err := contextbuilder.DecodeRequest(arg)
 	if err != nil {
 		return nil, buildError(s, command, err, start)
 	}
+	return runRequest(ctx, s, command, req, build, summary, start)
+}
+
+// runRequest waits for the initial scan (a build right after initialize
+// must not see an empty index), picks the workspace folder the request
+// builds from (its config, policy and ledger, opened once), calls build on
+// one snapshot with the session's options, and maps its errors to the
+// wire. summary gives the log fields of a result: counts, decisions,
+// fingerprints, never contents.
+func runRequest[T any](ctx context.Context, s *Session, command string, req *contextbuilder.Request, build builder[T], summary func(*T) []any, start time.Time) (any, error) {
 	req.ActiveFile = index.NormalizeURI(req.ActiveFile)
 	if req.Selection != nil {
 		req.Selection.URI = index.NormalizeURI(req.Selection.URI)
@@ -51,7 +61,11 @@ func runBuilder[T any](ctx context.Context, s *Session, command string, arg json
 	if err := checkInSync(s.Overlays()); err != nil {
 		return nil, buildError(s, command, err, start)
 	}
-	res, err := build(ctx, snap, req, s.buildOptions())
+	root, err := contextbuilder.Root(snap, req)
+	if err != nil {
+		return nil, buildError(s, command, err, start)
+	}
+	res, err := build(s.Workspaces.Get(root.Root.Dir), ctx, snap, req, s.buildOptions())
 	if err == nil && res == nil {
 		err = errors.New("the builder returned no result and no error")
 	}
@@ -149,4 +163,31 @@ func manifestFields(m *contextbuilder.Manifest) []any {
 	}
 	return []any{"included_files", len(m.Selection.IncludedFiles), "excluded_candidates", len(m.Selection.ExcludedCandidates),
 		"bundle_fingerprint", m.Fingerprints.BundleFingerprint}
+}
+
+// folderDir picks the workspace folder of a command that names no file:
+// the folder whose URI is given, else the only folder. Several folders
+// and no choice is InvalidParams listing them.
+func folderDir(s *Session, uri string) (string, error) {
+	roots := s.Index.Snapshot().Roots()
+	if uri != "" {
+		uri = index.NormalizeURI(uri)
+		for _, r := range roots {
+			if r.Root.URI == uri {
+				return r.Root.Dir, nil
+			}
+		}
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "field \"workspace_folder\": %q is not a workspace folder of this session", uri)
+	}
+	switch len(roots) {
+	case 0:
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no workspace folder is open")
+	case 1:
+		return roots[0].Root.Dir, nil
+	}
+	names := make([]string, len(roots))
+	for i, r := range roots {
+		names[i] = r.Root.URI
+	}
+	return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "several workspace folders are open; name one in field \"workspace_folder\": %s", strings.Join(names, ", "))
 }

@@ -27,6 +27,9 @@ var Commands = []Command{
 	{Name: "ctxd.buildContext", Title: "Build context: the bundle, manifest, redaction report and budget report for a build request (purpose, active file and selection, intent, plan step, constraints, model budget); refusals are error -32803 with the reason as data", Run: BuildContext},
 	{Name: "ctxd.manifest", Title: "Context manifest: what ctxd.buildContext would select (files with reasons, exclusions, fingerprints) and its redaction and budget reports, without block contents", Run: Manifest},
 	{Name: "ctxd.budget", Title: "Context budget: the budget report (estimated tokens against the soft and hard limits, decision) and counts of a build request, cheap enough for every edit", Run: Budget},
+	{Name: "ctxd.renderPrompt", Title: "Render prompt: a build request plus an optional template_id gives a provider-ready ctxd.prompt.v1 ([system, user] messages from a template and the bundle) with token counts, stored as a hash-addressed artifact", Run: RenderPrompt},
+	{Name: "ctxd.recordExecution", Title: "Record execution: {thread_id, turn_id, output} appends a model's output to the thread's ledger as an EXECUTION event; later builds reference it (execution:<turn_id>) as the previous attempt", Run: RecordExecution},
+	{Name: "ctxd.verify", Title: "Verify: replay the workspace's ledger (stream or SQLite ledger mode), audit trail and artifacts, recomputing every digest; per-event ok or mismatch with the first differing field", Run: Verify},
 	{Name: "ctxd.indexStatus", Title: "Index status: server, position encoding, folders, open documents, and the index (files by language, symbols, skipped paths by reason, snapshot version and fingerprint, indexing state)", Run: IndexStatus},
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ctxd/ctxd/index"
+	"go.lsp.dev/protocol"
 )
 
 type didChangeWatchedFilesParams struct {
@@ -43,5 +45,34 @@ func DidChangeWatchedFiles(ctx context.Context, s *Session, raw json.RawMessage)
 		uris[i] = index.NormalizeURI(*c.URI)
 	}
 	s.Index.FilesChanged(ctx, uris)
+	noticeConfigChanges(ctx, s, uris)
 	return nil
+}
+
+// noticeConfigChanges tells the user that an edit of a loaded workspace's
+// .ctxd/config.json or templates applies only after a restart: both are
+// loaded once and pinned (seed 000: no hot reload), and a silent
+// difference between the file and what ctxd enforces would mislead.
+func noticeConfigChanges(ctx context.Context, s *Session, uris []string) {
+	for _, w := range s.Workspaces.Opened() {
+		prefix := index.PathToURI(w.Root()) + "/.ctxd/"
+		var config, templates bool
+		for _, u := range uris {
+			switch rest, ok := strings.CutPrefix(u, prefix); {
+			case !ok:
+			case rest == "config.json":
+				config = true
+			case strings.HasPrefix(rest, "templates/"):
+				templates = true
+			}
+		}
+		if config {
+			if msg, changed := w.ConfigChanged(); changed {
+				s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+msg)
+			}
+		}
+		if templates {
+			s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: prompt templates under .ctxd/templates changed; restart ctxd to apply them: templates are loaded once at startup")
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
 )
 
 // Manifest answers ctxd.manifest: the same selection as ctxd.buildContext
@@ -12,7 +13,7 @@ import (
 // budget_report} without block contents. Its fingerprints and ids equal
 // the build's.
 func Manifest(ctx context.Context, s *Session, arg json.RawMessage) (any, error) {
-	return runBuilder(ctx, s, "ctxd.manifest", arg, contextbuilder.BuildManifest, func(r *contextbuilder.ManifestResult) []any {
+	return runBuilder(ctx, s, "ctxd.manifest", arg, (*workspace.Workspace).Manifest, func(r *contextbuilder.ManifestResult) []any {
 		return append(manifestFields(r.Manifest), budgetFields(r.BudgetReport)...)
 	})
 }

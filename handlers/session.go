@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
 	"github.com/ctxd/ctxd/index"
 )
 
@@ -70,6 +71,10 @@ type Session struct {
 	// RedactorErr, when set, refuses every build: the user's secret rules
 	// could not be loaded, so ctxd cannot scan as asked.
 	RedactorErr error
+	// Workspaces holds each folder's ctxd state (config, policy,
+	// templates, artifacts, ledger, audit), opened on the folder's first
+	// context command and kept for the life of the process.
+	Workspaces *workspace.Registry
 
 	idx indexState
 
@@ -86,7 +91,7 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0), Redactor: secrets.Default()}
+	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0), Redactor: secrets.Default(), Workspaces: workspace.NewRegistry(workspace.Options{})}
 	s.UseIndex(index.Options{CacheDir: "off"})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})

@@ -179,12 +179,19 @@ func TestSchemasCompile(t *testing.T) {
 		"build_request.schema.json",
 		"build_result.schema.json",
 		"cli_refusal.schema.json",
+		"config.schema.json",
+		"context_artifact.schema.json",
 		"context_block.schema.json",
 		"context_bundle.schema.json",
 		"context_manifest.schema.json",
 		"manifest_result.schema.json",
+		"prompt.schema.json",
+		"prompt_template.schema.json",
+		"record_execution_result.schema.json",
 		"redaction_report.schema.json",
 		"refusal.schema.json",
+		"render_prompt_result.schema.json",
+		"verify_report.schema.json",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("schema files mismatch (-want +got):\n%s", diff)

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// gitignoreHeader opens the .gitignore ctxd writes in .ctxd.
+const gitignoreHeader = "# Written by ctxd: generated state is ignored; config.json and templates/ are meant to be committed."
+
+// gitignoreLines are the patterns of the generated state: artifacts, the
+// seed 000 ledger and its SQLite projection, the audit log and its lock,
+// temp files and torn-write leftovers.
+var gitignoreLines = []string{
+	"artifacts/",
+	"ledger/",
+	"audit.jsonl",
+	"audit.jsonl.lock",
+	"ledger.sqlite",
+	"*.tmp",
+	"*.torn-*",
+}
+
+// ensureGitignore writes .gitignore in the state directory when it is
+// absent, or appends the ctxd lines it lacks, keeping every user line.
+func ensureGitignore(r *os.Root) error {
+	old, err := r.ReadFile(".gitignore")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s/.gitignore: %w", Dir, err)
+	}
+	next, changed := mergeGitignore(string(old))
+	if !changed {
+		return nil
+	}
+	if err := writeAtomic(r, ".", ".gitignore", ".gitignore.", []byte(next), 0o644, nil); err != nil {
+		return fmt.Errorf("writing %s/.gitignore: %w", Dir, err)
+	}
+	return nil
+}
+
+// mergeGitignore returns the .gitignore content holding old's lines plus
+// the missing ctxd lines, and whether that differs from old. A line
+// counts as present when equal after trimming spaces (and a CR).
+func mergeGitignore(old string) (string, bool) {
+	have := map[string]bool{}
+	for _, l := range strings.Split(old, "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var missing []string
+	for _, l := range gitignoreLines {
+		if !have[l] {
+			missing = append(missing, l)
+		}
+	}
+	if len(missing) == 0 {
+		return old, false
+	}
+	var b strings.Builder
+	b.WriteString(old)
+	if old != "" && !strings.HasSuffix(old, "\n") {
+		b.WriteByte('\n')
+	}
+	if !have[gitignoreHeader] {
+		b.WriteString(gitignoreHeader + "\n")
+	}
+	for _, l := range missing {
+		b.WriteString(l + "\n")
+	}
+	return b.String(), true
+}

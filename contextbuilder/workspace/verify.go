@@ -1,0 +1,196 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/ledger"
+	"github.com/ctxd/ctxd/contextbuilder/policy"
+	"github.com/ctxd/ctxd/contextbuilder/store"
+)
+
+// Check statuses.
+const (
+	StatusOK       = "ok"
+	StatusMismatch = "mismatch"
+	StatusSkipped  = "skipped"
+)
+
+// Check is one verified item: a ledger or audit event, an artifact, or
+// the configuration. Field names the first differing field of a mismatch.
+type Check struct {
+	// Source is "ledger", "audit", "artifact" or "config".
+	Source string `json:"source"`
+	// EventIndex is the event's index for ledger and audit checks; nil
+	// otherwise (and for findings about a whole file).
+	EventIndex *int   `json:"event_index,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	// Name is the artifact's path relative to the workspace, or the
+	// config file's.
+	Name    string `json:"name,omitempty"`
+	Status  string `json:"status"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Report is the outcome of [Verify]. OK is true when no check is a
+// mismatch; checks are in the order ledger, audit, artifacts, config.
+type Report struct {
+	OK                  bool    `json:"ok"`
+	Mode                string  `json:"mode"`
+	ContextConfigDigest string  `json:"context_config_digest"`
+	Counts              Counts  `json:"counts"`
+	Checks              []Check `json:"checks"`
+}
+
+// Counts summarizes a report.
+type Counts struct {
+	LedgerEvents int `json:"ledger_events"`
+	AuditEvents  int `json:"audit_events"`
+	Artifacts    int `json:"artifacts"`
+	Mismatches   int `json:"mismatches"`
+	Skipped      int `json:"skipped"`
+}
+
+// Verify replays what ctxd recorded in root's .ctxd: stream replay
+// re-reads the ledger, ledger replay first projects it into
+// .ctxd/ledger.sqlite and verifies from the database. Both recompute
+// every context_digest, check the hash chains of the ledger and the audit
+// trail, compare each DECISION's pinned config digest with the current
+// .ctxd/config.json, check each stored bundle's fingerprint and every
+// artifact's name against its hash. An error means verification itself
+// could not run (an unreadable directory); anything wrong with what was
+// recorded is a mismatch in the report.
+func Verify(root string, mode ledger.Mode) (*Report, error) {
+	if mode == "" {
+		mode = ledger.ModeStream
+	}
+	if mode != ledger.ModeStream && mode != ledger.ModeLedger {
+		return nil, fmt.Errorf("verify: unknown mode %q (stream or ledger)", mode)
+	}
+	r := &Report{Mode: string(mode), Checks: []Check{}}
+	dir := filepath.Join(root, store.Dir)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		r.OK = true
+		return r, nil
+	}
+	cfg, cerr := policy.Load(root)
+	if cerr != nil {
+		r.add(Check{Source: "config", Name: policy.ConfigPath, Status: StatusMismatch, Field: "config", Message: cerr.Error()})
+	} else {
+		r.ContextConfigDigest = cfg.Digest
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	defer st.Close()
+	ledgerChecks, err := ledger.VerifyLedger(filepath.Join(dir, "ledger"), ledger.VerifyOptions{
+		Mode:         mode,
+		ConfigDigest: r.ContextConfigDigest,
+		CheckBundle:  func(ref ledger.BundleRef) (string, string) { return checkBundle(st, ref) },
+		SQLitePath:   filepath.Join(dir, "ledger.sqlite"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: the ledger: %w", err)
+	}
+	r.addEvents(ledgerChecks, &r.Counts.LedgerEvents)
+	auditChecks, err := ledger.VerifyAudit(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("verify: the audit trail: %w", err)
+	}
+	r.addEvents(auditChecks, &r.Counts.AuditEvents)
+	arts, err := st.Verify()
+	if err != nil {
+		return nil, fmt.Errorf("verify: the artifacts: %w", err)
+	}
+	for _, a := range arts {
+		r.Counts.Artifacts++
+		c := Check{Source: "artifact", Kind: string(a.Kind), Name: filepath.ToSlash(filepath.Join(store.Dir, "artifacts", string(a.Kind), a.Name)), Status: a.Status, Field: a.Field, Message: a.Message}
+		if a.Status == StatusOK && a.Kind == store.KindContext {
+			c.Field, c.Message = checkContextArtifact(filepath.Join(dir, "artifacts", string(a.Kind), a.Name))
+			if c.Field != "" {
+				c.Status = StatusMismatch
+			}
+		}
+		r.add(c)
+	}
+	r.OK = r.Counts.Mismatches == 0
+	return r, nil
+}
+
+func (r *Report) add(c Check) {
+	switch c.Status {
+	case StatusMismatch:
+		r.Counts.Mismatches++
+	case StatusSkipped:
+		r.Counts.Skipped++
+	}
+	r.Checks = append(r.Checks, c)
+}
+
+// addEvents adds the ledger package's checks, counting the events.
+func (r *Report) addEvents(checks []ledger.Check, events *int) {
+	for _, c := range checks {
+		out := Check{Source: c.Source, Kind: c.Kind, Status: c.Status, Field: c.Field, Message: c.Message}
+		if c.EventIndex >= 0 {
+			i := c.EventIndex
+			out.EventIndex = &i
+			*events++
+		}
+		r.add(out)
+	}
+}
+
+// checkBundle verifies a DECISION's bundle: its artifact exists with the
+// recorded hash, and the bundle inside has the recorded id and a
+// fingerprint recomputed from its content equal to the recorded one.
+func checkBundle(st *store.Store, ref ledger.BundleRef) (field, message string) {
+	data, err := st.Get(store.KindContext, ref.ArtifactSHA256)
+	if err != nil {
+		return "bundle.artifact_sha256", fmt.Sprintf("the bundle artifact %s cannot be read or does not match its hash: %v", ref.ArtifactSHA256, err)
+	}
+	b, fp, field, message := bundleOf(data)
+	switch {
+	case field != "":
+		return field, message
+	case fp != ref.BundleFingerprint:
+		return "bundle_fingerprint", fmt.Sprintf("the stored bundle's fingerprint is %s, the DECISION recorded %s", fp, ref.BundleFingerprint)
+	case b.BundleID != ref.BundleID:
+		return "bundle_id", fmt.Sprintf("the stored bundle's id is %s, the DECISION recorded %s", b.BundleID, ref.BundleID)
+	}
+	return "", ""
+}
+
+// checkContextArtifact recomputes a stored bundle's fingerprint and
+// compares it with the manifest stored beside it.
+func checkContextArtifact(path string) (field, message string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "artifact", fmt.Sprintf("unreadable: %v", err)
+	}
+	_, _, field, message = bundleOf(data)
+	return field, message
+}
+
+// bundleOf parses a contexts artifact and recomputes its bundle's
+// fingerprint, which must equal the manifest's.
+func bundleOf(data []byte) (*contextbuilder.Bundle, string, string, string) {
+	var a contextArtifact
+	if err := json.Unmarshal(data, &a); err != nil || a.Bundle == nil || a.Manifest == nil {
+		return nil, "", "schema", "not a " + ContextSchema + " artifact"
+	}
+	fp, err := contextbuilder.BundleFingerprint(a.Bundle)
+	if err != nil {
+		return nil, "", "bundle", err.Error()
+	}
+	if fp != a.Manifest.Fingerprints.BundleFingerprint {
+		return nil, "", "bundle_fingerprint", fmt.Sprintf("the bundle's content gives %s, its manifest says %s", fp, a.Manifest.Fingerprints.BundleFingerprint)
+	}
+	return a.Bundle, fp, "", ""
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxd/ctxd/contextbuilder/ledger"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
+)
+
+// exitMismatch is the exit code of a verification that found anything
+// that does not verify.
+const exitMismatch = 4
+
+const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--json]"
+
+// runVerify replays what ctxd recorded under DIR/.ctxd (ledger, audit
+// trail, artifacts) and prints one line per check, or the report as JSON.
+// Exit codes: 0 everything verifies, 4 anything does not, 2 usage, 1
+// internal error.
+func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("verify", verifySynopsis, stderr, stdout)
+	root := fs.String("root", "", "workspace folder whose .ctxd to verify (required)")
+	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it into .ctxd/ledger.sqlite and verify from the database")
+	asJSON := fs.Bool("json", false, "print the report as JSON (docs/schemas/verify_report.schema.json)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(code int, msg string, args ...any) int {
+		fmt.Fprintf(stderr, "ctxd verify: "+msg+"\n", args...)
+		return code
+	}
+	if *root == "" {
+		return fail(exitUsage, "--root is required")
+	}
+	if *mode != string(ledger.ModeStream) && *mode != string(ledger.ModeLedger) {
+		return fail(exitUsage, "invalid --mode %q: want stream or ledger", *mode)
+	}
+	dir, err := filepath.Abs(*root)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
+			err = errors.New("not a directory")
+		}
+	}
+	if err != nil {
+		return fail(exitUsage, "--root %s: %v", *root, err)
+	}
+	rep, err := workspace.Verify(dir, ledger.Mode(*mode))
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	if *asJSON {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = formatVerify(stdout, rep)
+	}
+	if err != nil {
+		return fail(exitInternal, "writing the report: %v", err)
+	}
+	if !rep.OK {
+		return exitMismatch
+	}
+	return exitOK
+}
+
+// formatVerify writes one line per check and a summary.
+func formatVerify(w io.Writer, r *workspace.Report) error {
+	var errs []error
+	p := func(format string, args ...any) {
+		_, err := fmt.Fprintf(w, format, args...)
+		errs = append(errs, err)
+	}
+	for _, c := range r.Checks {
+		what := c.Source
+		if c.EventIndex != nil {
+			what += fmt.Sprintf(" #%d", *c.EventIndex)
+		}
+		if c.Kind != "" {
+			what += " " + c.Kind
+		}
+		if c.Name != "" {
+			what += " " + c.Name
+		}
+		switch c.Status {
+		case workspace.StatusOK:
+			p("OK        %s\n", what)
+		case workspace.StatusSkipped:
+			p("SKIPPED   %s: %s\n", what, oneLine(c.Message))
+		default:
+			p("MISMATCH  %s: %s: %s\n", what, c.Field, oneLine(c.Message))
+		}
+	}
+	verdict := "verified"
+	if !r.OK {
+		verdict = "NOT verified"
+	}
+	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches, %d skipped; config %s\n",
+		verdict, r.Mode, r.Counts.LedgerEvents, r.Counts.AuditEvents, r.Counts.Artifacts, r.Counts.Mismatches, r.Counts.Skipped, configLabel(r.ContextConfigDigest))
+	return errors.Join(errs...)
+}
+
+func configLabel(d string) string {
+	if d == "" {
+		return "not loaded"
+	}
+	return d
+}
