@@ -22,13 +22,14 @@ test: ## everything CI checks: gofmt, vet, race tests
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-run: build ## build, then run ctxd's main job on the example workspace: ctxd build, summarized
+run: build ## build, then run ctxd's main job on the example workspace: ctxd build, summarized, then ctxd verify of what it recorded
 	./$(BIN) version
 	./$(BIN) build --root $(EXAMPLE) --purpose diff \
 	  --target internal/store/store.go --target .env --symbol List \
 	  --intent "List returns the items sorted by name, then SKU" \
 	  --constraint "MUST_NOT add dependencies" \
 	  --format summary --cache-dir off
+	./$(BIN) verify --root $(EXAMPLE)
 
 bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then ctxd index vs ctags -R
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

@@ -31,13 +31,16 @@ const (
 	outJSON     = "json"
 	outMarkdown = "markdown"
 	outSummary  = "summary"
+	// outPrompt renders the bundle with a prompt template into a
+	// provider-ready prompt, as ctxd.renderPrompt does.
+	outPrompt = "prompt"
 )
 
 const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... " +
 	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
 	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
 	"[--skill NAME] [--thread-id ID --turn-id ID [--parent-turn-id ID] [--ref REF]...] " +
-	"[--format json|markdown|summary] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
+	"[--format json|markdown|summary|prompt [--template ID]] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -153,7 +156,8 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.turnID, "turn-id", "", "turn of the thread (required with --thread-id)")
 	fs.StringVar(&f.parentTurn, "parent-turn-id", "", "turn this one follows, e.g. the failed attempt of a retry")
 	fs.Var(&f.refs, "ref", "declared ref of the thread: intent:<turn>, execution:<turn> or a correlation id (repeatable)")
-	format := fs.String("format", outSummary, "output: json, markdown or summary")
+	format := fs.String("format", outSummary, "output: json, markdown, summary, or prompt (a ctxd.prompt.v1 from a template, as JSON)")
+	template := fs.String("template", "", "with --format prompt: the template id (default: the purpose's default template)")
 	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	idxFlags := indexFlags(fs)
 	rules := secretRulesFlag(fs)
@@ -179,9 +183,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	switch *format {
-	case outJSON, outMarkdown, outSummary:
+	case outJSON, outMarkdown, outSummary, outPrompt:
 	default:
-		return fail(exitUsage, "invalid --format %q: want json, markdown or summary", *format)
+		return fail(exitUsage, "invalid --format %q: want json, markdown, summary or prompt", *format)
 	}
 	if *root == "" {
 		return fail(exitUsage, "--root is required")
@@ -242,7 +246,8 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"constraints", len(f.constraints), "format", *format)
 
 	start := time.Now()
-	res, err := workspace.Open(dir, workspace.Options{}).Build(ctx, snap, req, contextbuilder.Options{
+	w := workspace.Open(dir, workspace.Options{})
+	bopts := contextbuilder.Options{
 		CreatedAt: time.Now().UTC(),
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			logger.Info("refreshing files changed on disk since indexing", "files", len(uris))
@@ -252,7 +257,16 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Tokens:   tokens.NewCache(0),
 		Scans:    contextbuilder.NewScanCache(0),
 		Redactor: scanner,
-	})
+	}
+	var (
+		res    *contextbuilder.Result
+		prompt *workspace.PromptResult
+	)
+	if *format == outPrompt {
+		prompt, err = w.RenderPrompt(ctx, snap, req, *template, bopts)
+	} else {
+		res, err = w.Build(ctx, snap, req, bopts)
+	}
 	var refusal *contextbuilder.Refusal
 	switch {
 	case errors.As(err, &refusal):
@@ -269,6 +283,12 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	case err != nil:
 		return fail(exitInternal, "%v", err)
+	case prompt != nil:
+		logger.Info("prompt rendered", "template_id", prompt.Prompt.TemplateID, "prompt_artifact", prompt.PromptArtifact, "total_tokens", prompt.Prompt.TokenCounts.Total, "elapsed", time.Since(start))
+		if err := writeJSON(stdout, prompt); err != nil {
+			return fail(exitInternal, "writing the output: %v", err)
+		}
+		return exitOK
 	case res == nil || res.Bundle == nil || res.Manifest == nil || res.RedactionReport == nil || res.BudgetReport == nil:
 		return fail(exitInternal, "the context builder returned an incomplete result")
 	}

@@ -62,6 +62,7 @@ func commands() []command {
 		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
 		{"build", "build a context bundle for a workspace folder, as ctxd.buildContext does", runBuild},
 		{"index", "index a workspace folder and print its status", runIndex},
+		{"record", "record a model's output as the EXECUTION event of a thread's turn, as ctxd.recordExecution does", runRecord},
 		{"verify", "replay a workspace's ledger, audit trail and artifacts and report every digest that does not verify", runVerify},
 		{"version", "print ctxd's version, commit and Go version", runVersion},
 	}

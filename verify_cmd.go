@@ -15,7 +15,7 @@ import (
 // that does not verify.
 const exitMismatch = 4
 
-const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--json]"
+const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--json] [--verbose]"
 
 // runVerify replays what ctxd recorded under DIR/.ctxd (ledger, audit
 // trail, artifacts) and prints one line per check, or the report as JSON.
@@ -26,6 +26,7 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "workspace folder whose .ctxd to verify (required)")
 	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it into .ctxd/ledger.sqlite and verify from the database")
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/schemas/verify_report.schema.json)")
+	verbose := fs.Bool("verbose", false, "list every check, not only mismatches and skipped ones")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -56,7 +57,7 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *asJSON {
 		err = writeJSON(stdout, rep)
 	} else {
-		err = formatVerify(stdout, rep)
+		err = formatVerify(stdout, rep, *verbose)
 	}
 	if err != nil {
 		return fail(exitInternal, "writing the report: %v", err)
@@ -67,8 +68,9 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// formatVerify writes one line per check and a summary.
-func formatVerify(w io.Writer, r *workspace.Report) error {
+// formatVerify writes one line per mismatch or skipped check (per check
+// when verbose) and a summary line.
+func formatVerify(w io.Writer, r *workspace.Report, verbose bool) error {
 	var errs []error
 	p := func(format string, args ...any) {
 		_, err := fmt.Fprintf(w, format, args...)
@@ -87,7 +89,9 @@ func formatVerify(w io.Writer, r *workspace.Report) error {
 		}
 		switch c.Status {
 		case workspace.StatusOK:
-			p("OK        %s\n", what)
+			if verbose {
+				p("OK        %s\n", what)
+			}
 		case workspace.StatusSkipped:
 			p("SKIPPED   %s: %s\n", what, oneLine(c.Message))
 		default:
