@@ -161,19 +161,6 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	idxFlags := indexFlags(fs)
 	rules := secretRulesFlag(fs)
-	// stdout is the output channel (often piped into a JSON reader): a flag
-	// error prints its message and a hint on stderr, never the usage on
-	// stdout; --help still prints the usage on stdout.
-	errOut := &trackWriter{w: stderr}
-	fs.SetOutput(errOut)
-	helpUsage := fs.Usage
-	fs.Usage = func() {
-		if errOut.wrote {
-			fmt.Fprintln(stderr, "Run 'ctxd build --help' for the flags.")
-			return
-		}
-		helpUsage()
-	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -328,12 +315,6 @@ func logBuilt(logger *slog.Logger, r *contextbuilder.Result, elapsed time.Durati
 	for _, f := range r.Manifest.Selection.IncludedFiles {
 		logger.Debug("included file", "path", f.Path, "hash", f.Hash, "byte_size", f.ByteSize, "reason", f.Reason)
 	}
-}
-
-// trackWriter remembers whether anything was written through it.
-type trackWriter struct {
-	w     io.Writer
-	wrote bool
 }
 
 func (t *trackWriter) Write(p []byte) (int, error) {

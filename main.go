@@ -109,14 +109,23 @@ func usage(w io.Writer) {
 
 // newFlagSet returns a flag set whose usage names the subcommand and whose
 // errors go to stderr.
+//
+// stdout is an output channel (often piped into a JSON reader): --help
+// prints the usage there, but a flag error prints its message and a hint
+// on stderr and nothing on stdout.
 func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ctxd "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	errOut := &trackWriter{w: stderr}
+	fs.SetOutput(errOut)
 	fs.Usage = func() {
+		if errOut.wrote {
+			fmt.Fprintf(stderr, "Run 'ctxd %s --help' for the flags.\n", name)
+			return
+		}
 		fmt.Fprintf(stdout, "Usage: ctxd %s\n\nFlags:\n", synopsis)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
-		fs.SetOutput(stderr)
+		fs.SetOutput(errOut)
 	}
 	return fs
 }
@@ -276,4 +285,10 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "ctxd %s (commit %s, %s, %s)\n", bi.Version, bi.Commit, bi.GoVersion, bi.Platform)
 	return exitOK
+}
+
+// trackWriter remembers whether anything was written through it.
+type trackWriter struct {
+	w     io.Writer
+	wrote bool
 }

@@ -157,6 +157,8 @@ func TestNoNetworkSyscalls(t *testing.T) {
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.buildContext", "arguments": []any{build}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.manifest", "arguments": []any{build}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.budget", "arguments": []any{build}}},
+		{"workspace/executeCommand", map[string]any{"command": "ctxd.renderPrompt", "arguments": []any{build}}},
+		{"workspace/executeCommand", map[string]any{"command": "ctxd.verify", "arguments": []any{map[string]any{"mode": "ledger"}}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus", "arguments": []any{map[string]any{"skipped": true}}}},
 		{"workspace/symbol", map[string]any{"query": "Add"}},
 		{"textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}},
@@ -198,6 +200,8 @@ var allowedEdges = map[[2]string]string{
 	{"go.lsp.dev/jsonrpc2", "net"}:         "for its ListenAndServe and Serve helpers (net.Listen), which ctxd never calls (checked below); ctxd's Conn runs over its own stdio stream",
 	{"github.com/ctxd/ctxd/server", "net"}: "only net.ErrClosed, to recognise a closed pipe (checked below)",
 	{"go.uber.org/zap", "net/http"}:        "zap.AtomicLevel implements http.Handler; ctxd never serves it (go.lsp.dev/protocol imports zap for its logger)",
+	{"github.com/google/uuid", "net"}:      "net.Interfaces, for the node id of version 1 UUIDs only; modernc.org/sqlite's libc imports uuid and the ledger's SQLite projection never generates one (the traced session runs a ledger replay)",
+	{"modernc.org/libc", "os/exec"}:        "C's system() and popen() run sh -c; SQLite's library never calls them (the sqlite3 shell does), and ctxd runs no SQL that could",
 }
 
 // allowedNetUses are the identifiers of package net that ctxd's own code

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/cbtest"
+	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/index/indextest"
+)
+
+// verifyConfig defines one skill, so that any other name is refused.
+const verifyConfig = `{
+  "schema_version": "1",
+  "policy": {
+    "schema": "ctxd.context_policy.v1",
+    "namespaces": {"code": ["*.go", "go.mod"]},
+    "allowed_context_namespaces": ["code"],
+    "skills": {"review": {"max_items": 6}}
+  }
+}
+`
+
+// verifyWorkspace is a one-file module with a policy.
+const verifyWorkspace = `
+-- go.mod --
+module example.com/a
+-- a.go --
+package a
+
+// Twice doubles n.
+func Twice(n int) int { return 2 * n }
+-- .ctxd/config.json --
+` + verifyConfig
+
+// buildTurn runs ctxd build for one turn of thread th and returns its exit
+// code and stdout.
+func buildTurn(t *testing.T, dir string, extra ...string) (int, string) {
+	t.Helper()
+	args := append([]string{"build", "--root", dir, "--purpose", "diff", "--target", "a.go", "--cache-dir", "off"}, extra...)
+	code, stdout, stderr := runCLI(t, args...)
+	if code != exitOK && code != exitRefused {
+		t.Fatalf("ctxd %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, stderr)
+	}
+	return code, stdout
+}
+
+// verifyJSON runs ctxd verify --json, validates its output and decodes it.
+func verifyJSON(t *testing.T, dir string, args ...string) (int, workspace.Report) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{"verify", "--root", dir, "--json"}, args...)...)
+	if code != exitOK && code != exitMismatch {
+		t.Fatalf("ctxd verify --json: exit %d\nstderr:\n%s", code, stderr)
+	}
+	cbtest.Validate(t, "verify_report.schema.json", []byte(stdout))
+	var r workspace.Report
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("decoding the report: %v\n%s", err, stdout)
+	}
+	return code, r
+}
+
+func TestVerifyUsage(t *testing.T) {
+	dir := indextest.WriteTree(t, verifyWorkspace)
+	file := filepath.Join(dir, "a.go")
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "help", args: []string{"verify", "--help"}, wantStdout: "-mode"},
+		{name: "missing root", args: []string{"verify"}, wantCode: 2, wantStderr: "--root is required"},
+		{name: "bad mode", args: []string{"verify", "--root", dir, "--mode", "replay"}, wantCode: 2, wantStderr: `invalid --mode "replay"`},
+		{name: "root is a file", args: []string{"verify", "--root", file}, wantCode: 2, wantStderr: "not a directory"},
+		{name: "root does not exist", args: []string{"verify", "--root", filepath.Join(dir, "nope")}, wantCode: 2, wantStderr: "no such file"},
+		{name: "stray argument", args: []string{"verify", "--root", dir, "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
+		{name: "unknown flag", args: []string{"verify", "--root", dir, "--nope"}, wantCode: 2, wantStderr: "-nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stdout, tt.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout, tt.wantStdout)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tt.wantStderr)
+			}
+			// stdout is the report channel (--json is read by programs):
+			// a usage error goes to stderr only, as in ctxd build.
+			if tt.wantCode == exitUsage && stdout != "" {
+				t.Errorf("a usage error wrote to stdout: %q", stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ctxd", "ledger")); err == nil {
+		t.Error("a usage error created state under .ctxd")
+	}
+}
+
+// TestVerifyNothingRecorded: a workspace ctxd never wrote to verifies, and
+// verifying writes nothing.
+func TestVerifyNothingRecorded(t *testing.T) {
+	dir := indextest.WriteTree(t, "-- go.mod --\nmodule example.com/a\n-- a.go --\npackage a\n")
+	code, stdout, stderr := runCLI(t, "verify", "--root", dir)
+	if code != exitOK || !strings.Contains(stdout, "verified") || strings.Contains(stdout, "NOT verified") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and verified", code, stdout, stderr)
+	}
+	code, r := verifyJSON(t, dir, "--mode", "ledger")
+	if code != exitOK || !r.OK || r.Counts != (workspace.Counts{}) {
+		t.Errorf("--json --mode ledger: exit %d, ok %v, counts %+v; want 0, ok, all zero", code, r.OK, r.Counts)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".ctxd")); err == nil {
+		t.Error("ctxd verify created .ctxd")
+	}
+}
+
+// TestVerifyThreadCLI records a thread with ctxd build, verifies it in
+// both modes, then changes what was recorded.
+func TestVerifyThreadCLI(t *testing.T) {
+	dir := indextest.WriteTree(t, verifyWorkspace)
+	if code, _ := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t1", "--intent", "double faster"); code != exitOK {
+		t.Fatalf("turn t1: exit %d", code)
+	}
+	if code, _ := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t2", "--parent-turn-id", "t1", "--ref", "intent:t1"); code != exitOK {
+		t.Fatalf("turn t2: exit %d", code)
+	}
+	for _, mode := range []string{"stream", "ledger"} {
+		code, stdout, stderr := runCLI(t, "verify", "--root", dir, "--mode", mode)
+		if code != exitOK || !strings.Contains(stdout, "verified ("+mode+" replay): 4 ledger events") || strings.Contains(stdout, "MISMATCH") {
+			t.Errorf("--mode %s: exit %d\nstdout:\n%s\nstderr:\n%s", mode, code, stdout, stderr)
+		}
+		code, r := verifyJSON(t, dir, "--mode", mode)
+		if code != exitOK || !r.OK || r.Mode != mode || r.Counts.LedgerEvents != 4 || r.Counts.Mismatches != 0 || r.ContextConfigDigest == "" {
+			t.Errorf("--json --mode %s: exit %d, ok %v, mode %q, counts %+v, config %q", mode, code, r.OK, r.Mode, r.Counts, r.ContextConfigDigest)
+		}
+	}
+
+	// A refused turn is a DENY decision: recorded, and it verifies.
+	code, stdout := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t3", "--ref", "execution:t2")
+	if code != exitRefused || !strings.Contains(stdout, `"code": "REF_NOT_FOUND"`) {
+		t.Errorf("turn t3 with an unknown ref: exit %d, stdout:\n%s", code, stdout)
+	}
+	code, r := verifyJSON(t, dir)
+	if code != exitOK || !r.OK || r.Counts.LedgerEvents != 6 {
+		t.Errorf("after a refused turn: exit %d, ok %v, counts %+v; want ok with 6 ledger events", code, r.OK, r.Counts)
+	}
+
+	t.Run("tampered artifact", func(t *testing.T) {
+		cp := t.TempDir()
+		if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		names, err := filepath.Glob(filepath.Join(cp, ".ctxd", "artifacts", "contexts", "*.json"))
+		if err != nil || len(names) == 0 {
+			t.Fatalf("no contexts artifact (%v)", err)
+		}
+		data, err := os.ReadFile(names[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0x01
+		if err := os.WriteFile(names[0], data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rel := ".ctxd/artifacts/contexts/" + filepath.Base(names[0])
+		code, stdout, _ := runCLI(t, "verify", "--root", cp)
+		if code != exitMismatch || !strings.Contains(stdout, "MISMATCH  artifact contexts "+rel) || !strings.Contains(stdout, "NOT verified") {
+			t.Errorf("exit %d, want %d naming %s:\n%s", code, exitMismatch, rel, stdout)
+		}
+		code, r := verifyJSON(t, cp)
+		if code != exitMismatch || r.OK || r.Counts.Mismatches == 0 {
+			t.Errorf("--json: exit %d, ok %v, counts %+v", code, r.OK, r.Counts)
+		}
+		var named bool
+		for _, c := range r.Checks {
+			if c.Status == workspace.StatusMismatch && c.Source == "artifact" && c.Name == rel {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("--json: no mismatch check names %s: %+v", rel, r.Checks)
+		}
+	})
+
+	// seed 000: DECISION.boundary.context_config_digest must equal the
+	// digest of the config as it is now.
+	t.Run("config changed", func(t *testing.T) {
+		cp := t.TempDir()
+		if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(verifyConfig, `"max_items": 6`, `"max_items": 5`, 1)
+		if err := os.WriteFile(filepath.Join(cp, ".ctxd", "config.json"), []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, _ := runCLI(t, "verify", "--root", cp, "--mode", "ledger")
+		if code != exitMismatch || !strings.Contains(stdout, "boundary.context_config_digest") {
+			t.Errorf("exit %d, want %d naming boundary.context_config_digest:\n%s", code, exitMismatch, stdout)
+		}
+	})
+}
+
+// TestBuildUnknownSkill: a skill the config does not define is refused
+// with exit 3 and seed 001's reason, naming the defined ones.
+func TestBuildUnknownSkill(t *testing.T) {
+	dir := indextest.WriteTree(t, verifyWorkspace)
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--purpose", "diff", "--target", "a.go", "--cache-dir", "off", "--skill", "nope")
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitRefused, stdout, stderr)
+	}
+	cbtest.Validate(t, "cli_refusal.schema.json", []byte(stdout))
+	var out struct{ Refusal contextbuilder.Refusal }
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Refusal.Code != "context_policy_override_invalid" || !strings.Contains(out.Refusal.Message, "review") || out.Refusal.Advice == "" {
+		t.Errorf("refusal = %+v, want context_policy_override_invalid naming the defined skill review", out.Refusal)
+	}
+	if !strings.Contains(stderr, "refused: context_policy_override_invalid") {
+		t.Errorf("stderr %q does not name the refusal", stderr)
+	}
+	if code, _, stderr := runCLI(t, "build", "--root", dir, "--purpose", "diff", "--target", "a.go", "--cache-dir", "off", "--skill", "review"); code != exitOK {
+		t.Errorf("--skill review: exit %d, stderr %q", code, stderr)
+	}
+}
