@@ -3,10 +3,12 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/ctxd/ctxd/index"
+	"go.lsp.dev/protocol"
 )
 
 // indexState is the session's link to its index: whether indexing started
@@ -62,6 +64,30 @@ func (s *Session) syncRoots() {
 		roots = append(roots, index.Root{URI: f.URI, Name: f.Name, Dir: dir})
 	}
 	s.Index.SetRoots(roots)
+	s.loadWorkspaces(roots)
+}
+
+// loadWorkspaces loads each folder's .ctxd/config.json and templates when
+// the folder is first seen (at startup, or when it is added): they are
+// pinned from then on (seed 000: no hot reload). A configuration that
+// cannot be used is shown to the user now rather than at the first build.
+func (s *Session) loadWorkspaces(roots []index.Root) {
+	ctx := context.Background()
+	for _, r := range roots {
+		if info, err := os.Stat(r.Dir); err != nil || !info.IsDir() {
+			continue // the index reports the folder; it is loaded when it exists and is used
+		}
+		w, fresh := s.Workspaces.Load(r.Dir)
+		if !fresh {
+			continue
+		}
+		for _, err := range []error{w.ConfigErr(), w.TemplatesErr()} {
+			if err != nil {
+				s.Logger.Warn("workspace configuration unusable", "folder", r.URI, "err", err)
+				s.ShowMessage(ctx, protocol.MessageTypeError, "ctxd: "+err.Error()+". Context commands for this folder are refused until it is fixed and ctxd restarts.")
+			}
+		}
+	}
 }
 
 // progressCallTimeout bounds the wait for the client to accept a progress

@@ -214,6 +214,10 @@ func TestRenderPromptUnknownTemplate(t *testing.T) {
 func TestInvalidConfigRefusesBuilds(t *testing.T) {
 	archive := strings.Replace(policyWorkspace, `"allowed_context_namespaces": ["shop"],`, `"allowed_context_namespaces": ["shop"], "max_items": -3,`, 1)
 	h, _ := newBuildHarness(t, archive, "")
+	// The user hears about it when the folder opens, not at the first build.
+	if p := waitMessage(t, h, "context_policy_invalid"); p.Type != 1 || !strings.Contains(p.Message, "/policy/max_items") || !strings.Contains(p.Message, "restarts") {
+		t.Errorf("startup showMessage = %+v, want an error (1) naming /policy/max_items and a restart", p)
+	}
 	for _, name := range []string{"ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt"} {
 		wire, r := h.refusal(name, storeRequest(nil))
 		if r.Code != "context_policy_invalid" || r.Advice == "" {
@@ -411,27 +415,19 @@ func TestConfigEditWarns(t *testing.T) {
 	cfg := filepath.Join(h.dir, ".ctxd", "config.json")
 	edited := strings.Replace(policyConfig, `"max_items": 8`, `"max_items": 6`, 1)
 
-	// Before any build the workspace is not loaded: nothing to warn about.
+	// The configuration is loaded when the folder is opened (at
+	// initialized), so an edit warns even before the first build.
+	h.status("barrier") // initialized is handled before this request
 	if err := os.WriteFile(cfg, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": h.uri(".ctxd/config.json"), "type": 2}}})
-	h.status("barrier") // notifications are handled in order, before this request
-	for _, n := range h.c.Notifications() {
-		if n.Method == "window/showMessage" {
-			t.Errorf("showMessage before the workspace was loaded: %s", n.Params)
-		}
-	}
-
-	h.build(storeRequest(nil))
-	if err := os.WriteFile(cfg, []byte(policyConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": h.uri(".ctxd/config.json"), "type": 2}}})
-	p := waitMessage(t, h, "")
-	if p.Type != 2 || !strings.Contains(p.Message, "restart") || !strings.Contains(p.Message, ".ctxd/config.json") {
+	p := waitMessage(t, h, "restart")
+	if p.Type != 2 || !strings.Contains(p.Message, ".ctxd/config.json") {
 		t.Errorf("showMessage = %+v, want a warning (2) naming .ctxd/config.json and a restart", p)
 	}
+	// Builds keep the configuration loaded at startup: max_items 8.
+	h.build(storeRequest(nil))
 
 	// An edit that breaks the file warns too: builds keep the loaded
 	// config until a restart.

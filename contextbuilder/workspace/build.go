@@ -93,8 +93,8 @@ func (w *Workspace) preview(ctx context.Context, req *contextbuilder.Request, op
 	if err != nil || pr.thread == nil {
 		return pr, err
 	}
-	if w.stateErr != nil {
-		return nil, stateRefusal(w.stateErr)
+	if err := w.state(); err != nil {
+		return nil, stateRefusal(err)
 	}
 	_, err = w.ledger.Transact(ctx, func(v *ledger.View) ([]ledger.Draft, error) {
 		refs, _, _, err := w.resolve(v, pr)
@@ -194,11 +194,13 @@ type built struct {
 func (w *Workspace) build(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) (*contextbuilder.Result, *built, error) {
 	pr, err := w.prepare(req, opts)
 	if err != nil {
-		_ = w.auditSelection(req, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
+		if w.state() == nil {
+			_ = w.auditSelection(req, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
+		}
 		return nil, nil, err
 	}
-	if w.stateErr != nil {
-		return nil, nil, stateRefusal(w.stateErr)
+	if err := w.state(); err != nil {
+		return nil, nil, stateRefusal(err)
 	}
 	if pr.thread == nil {
 		res, err := contextbuilder.Build(ctx, snap, req, pr.opts)

@@ -48,8 +48,8 @@ func (w *Workspace) RecordExecution(ctx context.Context, e Execution) (*Recorded
 	case !utf8.ValidString(e.Output):
 		return nil, fmt.Errorf("%w: field \"output\" is not valid UTF-8", contextbuilder.ErrInvalidRequest)
 	}
-	if w.stateErr != nil {
-		return nil, stateRefusal(w.stateErr)
+	if err := w.state(); err != nil {
+		return nil, stateRefusal(err)
 	}
 	sum := sha256.Sum256([]byte(e.Output))
 	payload := ledger.ExecutionPayload{Output: e.Output, OutputDigest: "sha256:" + hex.EncodeToString(sum[:])}

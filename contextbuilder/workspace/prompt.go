@@ -61,11 +61,11 @@ func (w *Workspace) RenderPrompt(ctx context.Context, snap *index.Snapshot, req 
 		return nil, fmt.Errorf("%w: the request object is missing", contextbuilder.ErrInvalidRequest)
 	}
 	if w.templatesErr != nil {
-		return nil, asRefusal(w.templatesErr)
+		return nil, w.promptFailed(req, asRefusal(w.templatesErr))
 	}
 	tmpl, tmplSHA, err := w.templates.Resolve(string(req.Purpose), templateID)
 	if err != nil {
-		return nil, asRefusal(err)
+		return nil, w.promptFailed(req, asRefusal(err))
 	}
 	res, b, err := w.build(ctx, snap, req, opts)
 	if err != nil {
@@ -106,6 +106,9 @@ func (w *Workspace) RenderPrompt(ctx context.Context, snap *index.Snapshot, req 
 
 // promptFailed audits a failed prompt and returns the refusal.
 func (w *Workspace) promptFailed(req *contextbuilder.Request, err error) error {
+	if w.state() != nil {
+		return err
+	}
 	data := map[string]any{"result": "failed", "purpose": req.Purpose}
 	var ref *contextbuilder.Refusal
 	if errors.As(err, &ref) {

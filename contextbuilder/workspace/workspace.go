@@ -41,18 +41,22 @@ type Workspace struct {
 	templates    *prompt.Set
 	templatesErr error // every prompt is refused with it
 
-	store    *store.Store
-	ledger   *ledger.Ledger
-	audit    *ledger.Audit
-	stateErr error // .ctxd could not be opened: builds cannot be recorded
+	// The state under .ctxd is opened on first use (see state), so that
+	// opening a folder in an editor writes nothing until a build does.
+	stateOnce sync.Once
+	store     *store.Store
+	ledger    *ledger.Ledger
+	audit     *ledger.Audit
+	stateErr  error // .ctxd could not be opened: builds cannot be recorded
 
 	policySHA string // the context_policies artifact of the loaded config
 }
 
-// Open loads the workspace at root: .ctxd/config.json, .ctxd/templates,
-// the artifact store, the ledger and the audit trail, then records a
-// context_policy_loaded audit event. It creates .ctxd/ and its .gitignore
-// when missing.
+// Open loads the workspace at root: .ctxd/config.json and .ctxd/templates
+// are read now and pinned. The artifact store, the ledger and the audit
+// trail are opened when a build first needs them, creating .ctxd/ and its
+// .gitignore when missing and recording a context_policy_loaded audit
+// event.
 func Open(root string, opts Options) *Workspace {
 	w := &Workspace{root: root, now: opts.Now}
 	if w.now == nil {
@@ -60,9 +64,17 @@ func Open(root string, opts Options) *Workspace {
 	}
 	w.config, w.configErr = policy.Load(root)
 	w.templates, w.templatesErr = prompt.LoadDir(root)
-	w.stateErr = w.openState()
-	w.recordPolicyLoaded()
 	return w
+}
+
+// state opens the record under .ctxd once and returns why it cannot be
+// written, if so.
+func (w *Workspace) state() error {
+	w.stateOnce.Do(func() {
+		w.stateErr = w.openState()
+		w.recordPolicyLoaded()
+	})
+	return w.stateErr
 }
 
 func (w *Workspace) openState() error {
@@ -116,6 +128,10 @@ func (w *Workspace) recordPolicyLoaded() {
 		w.stateErr = fmt.Errorf("appending to the audit trail: %w", err)
 	}
 }
+
+// TemplatesErr is why the prompt templates could not be loaded; nil when
+// they were.
+func (w *Workspace) TemplatesErr() error { return w.templatesErr }
 
 // Root is the workspace folder's directory.
 func (w *Workspace) Root() string { return w.root }
@@ -207,14 +223,21 @@ func NewRegistry(opts Options) *Registry {
 
 // Get returns the workspace of a folder, opening it on first use.
 func (r *Registry) Get(root string) *Workspace {
+	w, _ := r.Load(root)
+	return w
+}
+
+// Load is Get that also reports whether this call opened the workspace
+// (and so loaded its configuration).
+func (r *Registry) Load(root string) (w *Workspace, fresh bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w, ok := r.m[root]; ok {
-		return w
+		return w, false
 	}
-	w := Open(root, r.opts)
+	w = Open(root, r.opts)
 	r.m[root] = w
-	return w
+	return w, true
 }
 
 // Opened returns the workspaces opened so far, sorted by root; nil when

@@ -401,10 +401,10 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.w = e.open()
+	e.mustBuild(request("second", "th", "2", "1", "intent:1"))
 	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the stale temp artifact survived the restart: %v", err)
 	}
-	e.mustBuild(request("second", "th", "2", "1", "intent:1"))
 	if n := len(e.events()); n != 4 {
 		t.Errorf("%d events after recovery, want 4", n)
 	}
@@ -524,7 +524,7 @@ func TestThreadRefErrors(t *testing.T) {
 func TestUnwritableStateFailsClosed(t *testing.T) {
 	e := newEnv(t, nil)
 	artifacts := filepath.Join(e.dir, ".ctxd", "artifacts")
-	if err := os.RemoveAll(artifacts); err != nil {
+	if err := os.MkdirAll(filepath.Dir(artifacts), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(artifacts, []byte("not a directory"), 0o644); err != nil {
@@ -535,6 +535,22 @@ func TestUnwritableStateFailsClosed(t *testing.T) {
 		if got := refusalCode(t, err); got != workspace.RefuseSelectionFailed {
 			t.Errorf("thread %q: code = %s, want %s", thread, got, workspace.RefuseSelectionFailed)
 		}
+	}
+}
+
+// TestOpenWritesNothing: opening a folder (as an editor does at startup)
+// loads its configuration but writes nothing until a build.
+func TestOpenWritesNothing(t *testing.T) {
+	e := newEnv(t, nil)
+	if _, err := os.Stat(filepath.Join(e.dir, ".ctxd")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf(".ctxd exists after Open: %v", err)
+	}
+	if e.w.ConfigDigest() == "" || e.w.ConfigErr() != nil {
+		t.Errorf("config not loaded at Open: digest %q, err %v", e.w.ConfigDigest(), e.w.ConfigErr())
+	}
+	e.mustBuild(request("first", "", "", ""))
+	if _, err := os.Stat(filepath.Join(e.dir, ".ctxd", ".gitignore")); err != nil {
+		t.Errorf("no .ctxd/.gitignore after a build: %v", err)
 	}
 }
 
