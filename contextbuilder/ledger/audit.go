@@ -88,7 +88,7 @@ func (a *Audit) Append(event string, data any) error {
 // decodeAudit reads an audit line's event name, strictly.
 func decodeAudit(line []byte) (string, *fieldError) {
 	var l auditLine
-	if err := decodeStrict(line, &l); err != nil {
+	if err := decodeExact(line, &l); err != nil {
 		return "", &fieldError{"line", "not an audit event: " + jsonProblem(err)}
 	}
 	if l.Event == nil {

@@ -222,7 +222,7 @@ func TestCrashChild(t *testing.T) {
 	}
 	// Large outputs make each append a write(2) of many pages, which
 	// SIGKILL can cut short between two pages.
-	big := strings.Repeat("model output ", 160000)
+	big := strings.Repeat("model output ", 20000)
 	for i := 0; ; i++ {
 		turn := fmt.Sprintf("t%d", i)
 		_, err := l.Transact(context.Background(), func(v *View) ([]Draft, error) {

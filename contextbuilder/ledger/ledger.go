@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
 )
 
 // Kind is the kind of a ledger event (seed 000).
@@ -314,8 +317,7 @@ type Draft struct {
 // may share a directory: every transaction holds an flock on
 // events.jsonl.lock. The zero value is not usable; call [Open].
 type Ledger struct {
-	dir string
-	j   *journal
+	j *journal
 
 	events []Event // decoded j.recs; guarded by j.sem
 }
@@ -327,7 +329,7 @@ type Ledger struct {
 // and names moved-aside tails; nil means time.Now. A corrupt journal is not
 // an error here: every later Transact and Events call reports it.
 func Open(dir string, now func() time.Time) (*Ledger, error) {
-	l := &Ledger{dir: dir, j: newJournal(filepath.Join(dir, JournalFile), now)}
+	l := &Ledger{j: newJournal(filepath.Join(dir, JournalFile), now)}
 	if err := l.j.recoverOnOpen(); err != nil {
 		return nil, fmt.Errorf("opening ledger: %w", err)
 	}
@@ -535,7 +537,7 @@ type fieldError struct {
 // verification; stream and ledger replay use this one predicate.
 func decodeEvent(line []byte) (Event, *fieldError) {
 	var ev Event
-	if err := decodeStrict(line, &ev); err != nil {
+	if err := decodeExact(line, &ev); err != nil {
 		return Event{}, &fieldError{"line", "not a ledger event: " + jsonProblem(err)}
 	}
 	switch ev.Kind {
@@ -563,8 +565,40 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
+// errNotExact reports data that decodes but is not what encoding the
+// decoded value gives back.
+var errNotExact = errors.New("not in the format ctxd writes")
+
+// decodeExact is decodeStrict plus a round trip: data must be, up to
+// canonicalization, exactly the encoding of the value it decodes to.
+// encoding/json matches member names regardless of case and decodes null as
+// an empty value; the round trip refuses both, and empty optional members
+// ctxd never writes, so that a readable event means one thing to every
+// reader (Go, SQLite's json_extract, a person).
+func decodeExact(data []byte, v any) error {
+	if err := decodeStrict(data, v); err != nil {
+		return err
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	want, err := jcs.Transform(again)
+	if err != nil {
+		return err
+	}
+	got, err := jcs.Transform(data)
+	if err != nil || !bytes.Equal(got, want) {
+		return errNotExact
+	}
+	return nil
+}
+
 // jsonProblem describes a decoding error without quoting the data.
 func jsonProblem(err error) string {
+	if errors.Is(err, errNotExact) {
+		return "members differ from the format ctxd writes (misspelled or null members, empty optional ones)"
+	}
 	switch e := err.(type) {
 	case *json.UnmarshalTypeError:
 		return fmt.Sprintf("member %q has the wrong type", e.Field)

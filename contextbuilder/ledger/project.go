@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -69,7 +70,12 @@ CREATE TABLE resolved_refs (
 // database is written to a temporary file next to sqlitePath and renamed
 // over it, so readers see the old or the new projection, never a partial
 // one. A missing journal projects to empty tables.
-func Project(dir, sqlitePath string) (err error) {
+func Project(dir, sqlitePath string) error {
+	return project(dir, sqlitePath)
+}
+
+// project is Project, with a named result for the deferred clean-up.
+func project(dir, sqlitePath string) (err error) {
 	data, _, err := readShared(filepath.Join(dir, JournalFile))
 	if err != nil {
 		return fmt.Errorf("projecting ledger: %w", err)
@@ -88,7 +94,6 @@ func Project(dir, sqlitePath string) (err error) {
 	defer func() {
 		if err != nil {
 			os.Remove(tmpName)
-			os.Remove(tmpName + "-journal")
 		}
 	}()
 	if err := writeProjection(tmpName, data); err != nil {
@@ -123,8 +128,19 @@ func writeProjection(path string, data []byte) (err error) {
 			err = cerr
 		}
 	}()
-	db.SetMaxOpenConns(1)
-	tx, err := db.Begin()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The file is new and private until the rename, and Project syncs it
+	// itself before renaming: SQLite's rollback journal and fsyncs would
+	// only slow the build down.
+	if _, err := conn.ExecContext(ctx, `PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF`); err != nil {
+		return fmt.Errorf("configuring the new database: %w", err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -172,7 +188,7 @@ func writeProjection(path string, data []byte) (err error) {
 			continue
 		}
 		var dp DecisionPayload
-		if decodeStrict(ev.Payload, &dp) != nil {
+		if decodeExact(ev.Payload, &dp) != nil {
 			continue // reported by verification as a payload finding
 		}
 		var bid, bfp, bsha any

@@ -170,13 +170,17 @@ func verifyLedgerLines(lines [][]byte, tornLen int, src source, opts VerifyOptio
 		lc := verifyLine(line, i, prev, prevKnown)
 		prev, prevKnown = lc.rec.digest, lc.digestOK
 		field, msg := lc.field, lc.message
-		if field == "" {
+		switch {
+		case field != "":
+		case !readable:
+			// Both sources call a line readable exactly when decodeEvent
+			// accepts it, so this names the reason.
 			if _, ferr := decodeEvent(line); ferr != nil {
 				field, msg = ferr.field, ferr.message
-			} else if readable {
-				if field, msg, err = checkEvent(src, i, ev, &opts); err != nil {
-					return nil, err
-				}
+			}
+		default:
+			if field, msg, err = checkEvent(src, i, ev, &opts); err != nil {
+				return nil, err
 			}
 		}
 		if field != "" {
@@ -230,12 +234,12 @@ func checkEvent(src source, pos int, ev Event, opts *VerifyOptions) (field, msg 
 	switch ev.Kind {
 	case KindIntent:
 		var p IntentPayload
-		if err := decodeStrict(ev.Payload, &p); err != nil {
+		if err := decodeExact(ev.Payload, &p); err != nil {
 			return "payload", "not an INTENT payload: " + jsonProblem(err), nil
 		}
 	case KindExecution:
 		var p ExecutionPayload
-		if err := decodeStrict(ev.Payload, &p); err != nil {
+		if err := decodeExact(ev.Payload, &p); err != nil {
 			return "payload", "not an EXECUTION payload: " + jsonProblem(err), nil
 		}
 		if want := sha256Digest([]byte(p.Output)); p.OutputDigest != want {
@@ -250,7 +254,7 @@ func checkEvent(src source, pos int, ev Event, opts *VerifyOptions) (field, msg 
 // checkDecision recomputes a DECISION from the events before it.
 func checkDecision(src source, pos int, ev Event, opts *VerifyOptions) (field, msg string, err error) {
 	var dp DecisionPayload
-	if err := decodeStrict(ev.Payload, &dp); err != nil {
+	if err := decodeExact(ev.Payload, &dp); err != nil {
 		return "payload", "not a DECISION payload: " + jsonProblem(err), nil
 	}
 	rec, err := src.decision(pos, dp)

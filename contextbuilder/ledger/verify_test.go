@@ -122,7 +122,8 @@ func TestVerifyCheckBundle(t *testing.T) {
 // format would, recomputing the whole hash chain: only the semantic
 // replay can catch these. Each case names the check that must catch it.
 func TestVerifyResealedTampering(t *testing.T) {
-	const allowDecision = 6 // A/t2, refs [execution:t1, intent:t1]
+	const allowDecision = 6  // A/t2, refs [execution:t1, intent:t1]
+	var leak json.RawMessage // the EXECUTION payload, carried from line 2 to line 6
 	tests := []struct {
 		name      string
 		edit      func(t testing.TB, i int, m map[string]json.RawMessage)
@@ -227,6 +228,25 @@ func TestVerifyResealedTampering(t *testing.T) {
 			wantIndex: 2, wantField: "payload.output_digest",
 		},
 		{
+			name: "member name in another case",
+			edit: func(t testing.TB, i int, m map[string]json.RawMessage) {
+				if i == 3 {
+					m["Kind"] = m["kind"]
+					delete(m, "kind")
+				}
+			},
+			wantIndex: 3, wantField: "line", wantIn: "differ from the format",
+		},
+		{
+			name: "null instead of an empty list",
+			edit: func(t testing.TB, i int, m map[string]json.RawMessage) {
+				if i == 1 {
+					m["payload"] = json.RawMessage(strings.Replace(string(m["payload"]), `"declared_refs":[]`, `"declared_refs":null`, 1))
+				}
+			},
+			wantIndex: 1, wantField: "payload", wantIn: "differ from the format",
+		},
+		{
 			name: "decision moved to another turn",
 			edit: func(t testing.TB, i int, m map[string]json.RawMessage) {
 				if i == 4 {
@@ -250,8 +270,14 @@ func TestVerifyResealedTampering(t *testing.T) {
 	}
 }
 
-// leak carries the EXECUTION payload from one reseal callback to a later one.
-var leak json.RawMessage
+// tamperStride is the distance between flipped positions: every byte
+// normally, a fixed sample under -race and -short (see raceEnabled).
+func tamperStride() int {
+	if raceEnabled || testing.Short() {
+		return 17
+	}
+	return 1
+}
 
 // TestTamperLedger flips every byte of a ledger with INTENT, EXECUTION and
 // DECISION events across two threads, one at a time (XOR 0x01), and
@@ -273,13 +299,14 @@ func TestTamperLedger(t *testing.T) {
 	}{{ModeStream, len(orig)}, {ModeLedger, min(len(orig), 4<<10)}} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			t.Parallel()
-			t.Logf("ledger is %d bytes; flipping %d positions", len(orig), tc.limit)
+			stride := tamperStride()
+			t.Logf("ledger is %d bytes; flipping positions 0 to %d with stride %d", len(orig), tc.limit-1, stride)
 			work := filepath.Join(t.TempDir(), "ledger")
 			if err := os.MkdirAll(work, 0o700); err != nil {
 				t.Fatal(err)
 			}
 			opts := fullOptions(tc.mode, filepath.Join(work, "ledger.sqlite"))
-			for pos := 0; pos < tc.limit; pos++ {
+			for pos := 0; pos < tc.limit; pos += stride {
 				tampered := append([]byte(nil), orig...)
 				tampered[pos] ^= 0x01
 				if err := os.WriteFile(filepath.Join(work, JournalFile), tampered, 0o600); err != nil {
@@ -301,7 +328,8 @@ func TestTamperLedger(t *testing.T) {
 }
 
 // TestModesAgreeOnTampering compares the two replay modes check by check on
-// a sample of flips (every 7th byte) and on the reseal cases.
+// a sample of flips over the whole file (every 11th byte; every 187th under
+// -race and -short). verifyBoth also compares them in every other test.
 func TestModesAgreeOnTampering(t *testing.T) {
 	l, dir := openTestLedger(t)
 	writeFixture(t, l, defaultTexts())
@@ -313,7 +341,7 @@ func TestModesAgreeOnTampering(t *testing.T) {
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for pos := 0; pos < len(orig); pos += 7 {
+	for pos := 0; pos < len(orig); pos += 11 * tamperStride() {
 		tampered := append([]byte(nil), orig...)
 		tampered[pos] ^= 0x01
 		if err := os.WriteFile(filepath.Join(work, JournalFile), tampered, 0o600); err != nil {
@@ -338,7 +366,7 @@ func TestTamperAudit(t *testing.T) {
 	}
 	limit := min(len(orig), 4<<10)
 	work := filepath.Join(t.TempDir(), "audit.jsonl")
-	for pos := 0; pos < limit; pos++ {
+	for pos := 0; pos < limit; pos++ { // cheap enough to flip every byte even under -race
 		tampered := append([]byte(nil), orig...)
 		tampered[pos] ^= 0x01
 		if err := os.WriteFile(work, tampered, 0o600); err != nil {
