@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/ledger"
@@ -39,7 +40,10 @@ func asRefusal(err error) error {
 	case errors.As(err, &re):
 		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(re.Code), Message: re.Message, Advice: re.Advice}
 	case errors.As(err, &te):
-		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(te.Reason), Message: te.Message, Advice: te.Advice}
+		// The refusal's message names the template file and member, as
+		// the config's does: the error's text without its reason prefix.
+		msg := strings.TrimPrefix(te.Error(), te.Reason+": ")
+		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(te.Reason), Message: msg, Advice: te.Advice}
 	}
 	return err
 }
