@@ -28,7 +28,7 @@ func fixedNow() time.Time { return time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 
 // env is a workspace on disk with its index.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	x    *index.Index
 	w    *workspace.Workspace
@@ -45,7 +45,7 @@ func Add(a, b int) int {
 
 // newEnv writes files (path → content) under a temp dir, indexes it and
 // opens its workspace.
-func newEnv(t *testing.T, files map[string]string) *env {
+func newEnv(t testing.TB, files map[string]string) *env {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
