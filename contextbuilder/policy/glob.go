@@ -88,7 +88,7 @@ func compileGlob(s string) (*glob, error) {
 		case "":
 			return nil, errors.New(`it contains an empty segment ("//")`)
 		case ".", "..":
-			return nil, fmt.Errorf("it contains a %q segment; globs name paths inside the workspace, without . or ..", part)
+			return nil, fmt.Errorf("it contains a %q segment; globs name paths inside the workspace, without . or .. segments", part)
 		case "**":
 			// Consecutive "**" mean the same as one; keep one so matching
 			// stays linear.

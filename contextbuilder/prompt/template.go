@@ -64,9 +64,6 @@ func knownPlaceholder(name string) bool {
 	return false
 }
 
-// purposes are the bundle purposes, sorted.
-var purposes = []string{"diff", "intent", "plan"}
-
 func validPurpose(p string) bool {
 	switch p {
 	case "intent", "plan", "diff":

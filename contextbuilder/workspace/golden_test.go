@@ -214,4 +214,3 @@ func (o *outcome) summarize(b *contextbuilder.Bundle, m *contextbuilder.Manifest
 		o.Excluded = append(o.Excluded, x.Path+": "+string(x.Reason))
 	}
 }
-
