@@ -271,14 +271,8 @@ func (w *Workspace) buildThread(ctx context.Context, snap *index.Snapshot, req *
 			dec.Bundle = &ledger.BundleRef{BundleID: res.Bundle.BundleID, BundleFingerprint: res.Manifest.Fingerprints.BundleFingerprint, ArtifactSHA256: sha}
 			dec.AssembledContext.Workspace = ledger.WorkspaceInputs{ProjectIndexFingerprint: res.Manifest.Fingerprints.ProjectIndexFingerprint, ConfigFingerprint: res.Manifest.Fingerprints.ConfigFingerprint}
 		}
-		if resolved == nil {
-			resolved = []ledger.ResolvedRef{}
-		}
 		dec.ContextSpec = ledger.NewContextSpec(th, intentType, userInput, resolved, norm.digests, w.settings())
 		dec.AssembledContext.NormativeInputs = norm.inputs
-		if dec.AssembledContext.NormativeInputs == nil {
-			dec.AssembledContext.NormativeInputs = []ledger.NormativeInput{}
-		}
 		digest, err := ledger.ContextDigest(dec.ContextSpec, dec.AssembledContext)
 		if err != nil {
 			return nil, err
