@@ -48,6 +48,8 @@ const (
 	exitUsage    = 2
 )
 
+//go:generate go run ./tools/gencontract
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
