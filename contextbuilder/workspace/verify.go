@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,6 +106,9 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		return nil, fmt.Errorf("verify: the audit trail: %w", err)
 	}
 	r.addEvents(auditChecks, &r.Counts.AuditEvents)
+	for _, c := range auditArtifacts(st, filepath.Join(dir, "audit.jsonl")) {
+		r.add(c)
+	}
 	arts, err := st.Verify()
 	if err != nil {
 		return nil, fmt.Errorf("verify: the artifacts: %w", err)
@@ -193,4 +197,44 @@ func bundleOf(data []byte) (*contextbuilder.Bundle, string, string, string) {
 		return nil, "", "bundle_fingerprint", fmt.Sprintf("the bundle's content gives %s, its manifest says %s", fp, a.Manifest.Fingerprints.BundleFingerprint)
 	}
 	return a.Bundle, fp, "", ""
+}
+
+// auditArtifacts checks that every artifact an audit event names still
+// exists with its hash: a deleted bundle of a build outside a thread (no
+// DECISION names it) would otherwise go unnoticed. Lines the chain check
+// already reports are skipped here.
+func auditArtifacts(st *store.Store, path string) []Check {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []Check
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		var ev struct {
+			Index *int   `json:"event_index"`
+			Event string `json:"event"`
+			Data  struct {
+				Context string `json:"context_artifact_sha256"`
+				Prompt  string `json:"prompt_artifact_sha256"`
+				Policy  string `json:"policy_artifact_sha256"`
+			} `json:"data"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &ev) != nil || ev.Index == nil {
+			continue
+		}
+		for _, a := range []struct {
+			kind store.Kind
+			sha  string
+		}{{store.KindContext, ev.Data.Context}, {store.KindPrompt, ev.Data.Prompt}, {store.KindPolicy, ev.Data.Policy}} {
+			if a.sha == "" {
+				continue
+			}
+			if _, err := st.Get(a.kind, a.sha); err != nil {
+				i := *ev.Index
+				out = append(out, Check{Source: "audit", EventIndex: &i, Kind: ev.Event, Name: st.Path(a.kind, a.sha), Status: StatusMismatch,
+					Field: "artifact", Message: fmt.Sprintf("the %s artifact this event names is missing or does not match its hash: %v", a.kind, err)})
+			}
+		}
+	}
+	return out
 }

@@ -604,3 +604,22 @@ func TestContextArtifact(t *testing.T) {
 		t.Errorf("the audit trail holds file contents")
 	}
 }
+
+// TestDeletedArtifactDetected: a bundle deleted after a build outside a
+// thread is reported through the audit event that names it.
+func TestDeletedArtifactDetected(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustBuild(request("first", "", "", ""))
+	m, _ := filepath.Glob(filepath.Join(e.dir, ".ctxd", "artifacts", "contexts", "*.json"))
+	if len(m) != 1 {
+		t.Fatalf("%d context artifacts, want 1", len(m))
+	}
+	if err := os.Remove(m[0]); err != nil {
+		t.Fatal(err)
+	}
+	r := e.verify()
+	got := mismatches(r)
+	if r.OK || len(got) != 1 || got[0].Source != "audit" || got[0].Field != "artifact" || got[0].Kind != "context_selected" {
+		t.Errorf("verify after deleting the bundle: ok %v, mismatches %+v; want one audit artifact mismatch", r.OK, got)
+	}
+}
