@@ -1,0 +1,308 @@
+-- Configuration of the plugin: built-in defaults, then the global table
+-- vim.g.ctxd, then the options given to require("ctxd").setup(). The three
+-- are merged on every read, so a change to vim.g.ctxd at run time applies
+-- to the next request without a restart. Invalid values are dropped (the
+-- default applies) and reported once through vim.notify and by
+-- :checkhealth ctxd, never raised: a typo in a statusline option must not
+-- break the editor.
+local contract = require("ctxd.contract")
+
+local M = {}
+
+-- The defaults. Keys whose default is "absent" (filetypes, model, register)
+-- are listed in M.schema only.
+M.defaults = {
+  cmd = { "ctxd", "serve", "--stdio" },
+  purpose = "diff",
+  debounce_ms = 300,
+  auto_attach = true,
+  float = false,
+  statusline = true,
+  show_content = true,
+  start_timeout_ms = 10000,
+  -- Each entry is searched upwards from the buffer's directory in turn;
+  -- the first entry found anywhere above the file decides the root. A
+  -- nested list is one entry whose members are equally good (the nearest
+  -- directory holding any of them wins).
+  root_markers = {
+    ".ctxd",
+    ".git",
+    { "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "setup.py", "Makefile" },
+  },
+  markers = { warn = "!", refuse = "✗", pending = "…", error = "?" },
+  float_opts = { width = 0.8, height = 0.8, border = "rounded" },
+}
+
+local function is_list(t)
+  if type(t) ~= "table" then
+    return false
+  end
+  local n = 0
+  for _ in pairs(t) do
+    n = n + 1
+  end
+  for i = 1, n do
+    if t[i] == nil then
+      return false
+    end
+  end
+  return true
+end
+M.is_list = is_list
+
+local function list_of_strings(v)
+  if not is_list(v) then
+    return false
+  end
+  for _, s in ipairs(v) do
+    if type(s) ~= "string" or s == "" then
+      return false
+    end
+  end
+  return true
+end
+
+local function contains(list, v)
+  for _, x in ipairs(list) do
+    if x == v then
+      return true
+    end
+  end
+  return false
+end
+M.contains = contains
+
+local function model_fields()
+  local t = contract.types and contract.types.ModelRequest
+  if type(t) == "table" and type(t.fields) == "table" then
+    return t.fields
+  end
+  return t or {}
+end
+
+-- Each checker returns nil when the value is acceptable, else what is
+-- expected (for the message).
+M.schema = {
+  cmd = function(v)
+    if not list_of_strings(v) or #v == 0 then
+      return "a non-empty list of strings, e.g. { \"ctxd\", \"serve\", \"--stdio\" }"
+    end
+  end,
+  filetypes = function(v)
+    if v ~= nil and not list_of_strings(v) then
+      return "nil (every filetype) or a list of filetype names"
+    end
+  end,
+  purpose = function(v)
+    if not contains(contract.purposes, v) then
+      return "one of " .. table.concat(contract.purposes, ", ")
+    end
+  end,
+  model = function(v)
+    if v == nil or (type(v) == "string" and v ~= "") then
+      return nil
+    end
+    if type(v) ~= "table" or is_list(v) and next(v) ~= nil then
+      return "a model name or a table of " .. table.concat(model_fields(), ", ")
+    end
+    for k in pairs(v) do
+      if not contains(model_fields(), k) then
+        return "a table of " .. table.concat(model_fields(), ", ") .. " (unknown field " .. tostring(k) .. ")"
+      end
+    end
+  end,
+  debounce_ms = function(v)
+    if type(v) ~= "number" or v < 0 then
+      return "a number of milliseconds >= 0"
+    end
+  end,
+  auto_attach = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  float = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  statusline = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  show_content = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  start_timeout_ms = function(v)
+    if type(v) ~= "number" or v <= 0 then
+      return "a number of milliseconds > 0"
+    end
+  end,
+  register = function(v)
+    if v ~= nil and (type(v) ~= "string" or #v ~= 1) then
+      return "nil (the clipboard, else the unnamed register) or a register name"
+    end
+  end,
+  root_markers = function(v)
+    if not is_list(v) or #v == 0 then
+      return "a non-empty list of file names (or lists of file names)"
+    end
+    for _, m in ipairs(v) do
+      if type(m) ~= "string" and not list_of_strings(m) then
+        return "a non-empty list of file names (or lists of file names)"
+      end
+    end
+  end,
+  markers = function(v)
+    if type(v) ~= "table" then
+      return "a table { warn = ..., refuse = ..., pending = ..., error = ... }"
+    end
+    for k, s in pairs(v) do
+      if M.defaults.markers[k] == nil or type(s) ~= "string" then
+        return "a table { warn = ..., refuse = ..., pending = ..., error = ... } of strings"
+      end
+    end
+  end,
+  float_opts = function(v)
+    if type(v) ~= "table" then
+      return "a table { width = 0..1, height = 0..1, border = ... }"
+    end
+    for k, x in pairs(v) do
+      if k == "width" or k == "height" then
+        if type(x) ~= "number" or x <= 0 then
+          return "width and height as a fraction of the editor (0..1] or a number of cells"
+        end
+      elseif k ~= "border" then
+        return "a table { width, height, border } (unknown field " .. tostring(k) .. ")"
+      end
+    end
+  end,
+}
+
+local setup_opts = {}
+local reported = {}
+
+local function deepcopy(v)
+  if type(v) ~= "table" then
+    return v
+  end
+  local out = {}
+  for k, x in pairs(v) do
+    out[k] = deepcopy(x)
+  end
+  return out
+end
+M.deepcopy = deepcopy
+
+-- merge copies b over a. Dictionaries merge key by key; lists and scalars
+-- replace: a user's cmd = { "/opt/ctxd" } must not inherit "serve" from the
+-- default list by position.
+local function merge(a, b)
+  for k, v in pairs(b) do
+    if type(v) == "table" and not is_list(v) and type(a[k]) == "table" and not is_list(a[k]) then
+      merge(a[k], v)
+    else
+      a[k] = deepcopy(v)
+    end
+  end
+  return a
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do
+    table.insert(keys, tostring(k))
+  end
+  table.sort(keys)
+  return keys
+end
+
+-- resolve merges the layers and validates the result. It returns the
+-- effective config and the list of problems (strings), in a stable order.
+function M.resolve(global, opts)
+  local problems = {}
+  local cfg = deepcopy(M.defaults)
+  local layers = {}
+  if global ~= nil then
+    if type(global) ~= "table" then
+      table.insert(problems, "vim.g.ctxd must be a table, got " .. type(global))
+    else
+      table.insert(layers, { "vim.g.ctxd", global })
+    end
+  end
+  if opts ~= nil then
+    table.insert(layers, { "setup()", opts })
+  end
+  for _, layer in ipairs(layers) do
+    local where, t = layer[1], layer[2]
+    for _, k in ipairs(sorted_keys(t)) do
+      local v = t[k]
+      local check = M.schema[k]
+      if v == vim.NIL then
+        v = nil
+      end
+      if not check then
+        table.insert(problems, string.format("%s: unknown option %q", where, k))
+      else
+        local candidate = cfg[k]
+        if type(v) == "table" and type(candidate) == "table" and not is_list(v) and not is_list(candidate) then
+          candidate = merge(deepcopy(candidate), v)
+        else
+          candidate = deepcopy(v)
+        end
+        local want = check(candidate)
+        if want then
+          table.insert(problems, string.format("%s: option %q must be %s; the previous value is kept", where, k, want))
+        else
+          cfg[k] = candidate
+        end
+      end
+    end
+  end
+  return cfg, problems
+end
+
+-- get returns the effective configuration. Problems are reported once per
+-- distinct message for the whole session.
+function M.get()
+  local cfg, problems = M.resolve(vim.g.ctxd, setup_opts)
+  for _, p in ipairs(problems) do
+    if not reported[p] then
+      reported[p] = true
+      vim.schedule(function()
+        vim.notify("ctxd: " .. p, vim.log.levels.WARN)
+      end)
+    end
+  end
+  return cfg
+end
+
+-- problems lists what is wrong with the current configuration (for
+-- :checkhealth ctxd), without notifying.
+function M.problems()
+  local _, problems = M.resolve(vim.g.ctxd, setup_opts)
+  return problems
+end
+
+-- set replaces the setup() layer; nil clears it.
+function M.set(opts)
+  setup_opts = opts and deepcopy(opts) or {}
+end
+
+-- fields returns the sorted JSON field names of a contract type, accepting
+-- both shapes the generator may emit ({ fields = {...} } or a plain list).
+function M.fields(type_name)
+  local t = contract.types and contract.types[type_name]
+  if type(t) ~= "table" then
+    return {}
+  end
+  if type(t.fields) == "table" then
+    return t.fields
+  end
+  return t
+end
+
+return M

@@ -1,0 +1,99 @@
+-- What can go wrong, as values. A callback of the Lua API receives either
+-- a refusal (the server's fail-closed answer, passed through verbatim: code,
+-- message, advice and the reports computed before refusing) or one of the
+-- plugin's own errors below, a table { code, message, level, rpc_code? }
+-- whose code starts with "CTXD_". Refusal codes never do.
+local contract = require("ctxd.contract")
+
+local M = {}
+
+local levels = vim.log.levels
+
+-- The plugin's error codes and the log level each is shown with.
+M.kinds = {
+  -- No file buffer to work on, or no ctxd client could be found for it.
+  NO_CLIENT = { code = "CTXD_NO_CLIENT", level = levels.WARN },
+  -- The server could not be started (binary missing, exited early).
+  START_FAILED = { code = "CTXD_START_FAILED", level = levels.ERROR },
+  -- The server did not finish initialize in time.
+  NOT_READY = { code = "CTXD_NOT_READY", level = levels.ERROR },
+  -- The options given to a command or a Lua API call are not valid.
+  INVALID_OPTIONS = { code = "CTXD_INVALID_OPTIONS", level = levels.ERROR },
+  -- The server answered with a JSON-RPC error other than a refusal.
+  RPC = { code = "CTXD_RPC_ERROR", level = levels.ERROR },
+  -- The request was cancelled (-32800).
+  CANCELLED = { code = "CTXD_CANCELLED", level = levels.INFO },
+  -- An open document is out of sync with the server (-32801).
+  CONTENT_MODIFIED = { code = "CTXD_CONTENT_MODIFIED", level = levels.WARN },
+  -- The user dismissed a choice the request needed.
+  DISMISSED = { code = "CTXD_DISMISSED", level = levels.INFO },
+}
+
+-- new builds a plugin error of the given kind (a key of M.kinds).
+function M.new(kind, message, rpc_code)
+  local k = M.kinds[kind] or M.kinds.RPC
+  return { code = k.code, message = message, level = k.level, rpc_code = rpc_code }
+end
+
+-- is_refusal reports whether err is a refusal of the server (as opposed to
+-- a plugin or transport error). A refusal always carries advice.
+function M.is_refusal(err)
+  return type(err) == "table"
+    and type(err.code) == "string"
+    and type(err.message) == "string"
+    and err.advice ~= nil
+    and err.code:sub(1, 5) ~= "CTXD_"
+end
+
+-- from_rpc turns the error of a JSON-RPC response into a refusal (code
+-- -32803 carries it as data) or a plugin error.
+function M.from_rpc(err)
+  if type(err) ~= "table" then
+    return M.new("RPC", tostring(err))
+  end
+  local code = err.code
+  if code == contract.code_refused and type(err.data) == "table" and err.data.code ~= nil then
+    local r = err.data
+    if r.advice == nil or r.advice == vim.NIL then
+      r.advice = ""
+    end
+    return r
+  end
+  local message = type(err.message) == "string" and err.message or vim.inspect(err)
+  if code == -32800 then
+    return M.new("CANCELLED", "request cancelled", code)
+  elseif code == -32801 then
+    return M.new("CONTENT_MODIFIED", message, code)
+  end
+  return M.new("RPC", message, code)
+end
+
+-- format renders an error for the user: a refusal as
+-- "CODE: message\nadvice", anything else as "ctxd: message".
+function M.format(err)
+  if M.is_refusal(err) then
+    return err.code .. ": " .. err.message .. "\n" .. err.advice
+  end
+  if type(err) == "table" and err.message then
+    return "ctxd: " .. err.message
+  end
+  return "ctxd: " .. tostring(err)
+end
+
+-- level is the log level err is shown with.
+function M.level(err)
+  if M.is_refusal(err) then
+    return levels.ERROR
+  end
+  if type(err) == "table" and type(err.level) == "number" then
+    return err.level
+  end
+  return levels.ERROR
+end
+
+-- notify shows err with vim.notify at its level.
+function M.notify(err)
+  vim.notify(M.format(err), M.level(err))
+end
+
+return M

@@ -1,0 +1,210 @@
+-- ctxd for Neovim: the Lua API. Every function that talks to the server
+-- takes (opts, on_result) and calls on_result(err, result) once, where err
+-- is nil, a refusal of the server (code, message, advice, reports: see
+-- docs/protocol.md) or a plugin error { code = "CTXD_...", message }; see
+-- :help ctxd-api.
+local client = require("ctxd.client")
+local config = require("ctxd.config")
+local errors = require("ctxd.errors")
+local render = require("ctxd.render")
+local request = require("ctxd.request")
+
+local M = {}
+
+-- The wire contract (generated from the Go types).
+M.contract = require("ctxd.contract")
+
+-- setup merges opts over vim.g.ctxd (optional: the plugin works without
+-- it). Calling it again replaces the previous setup() options.
+function M.setup(opts)
+  config.set(opts)
+  config.get()
+  return M
+end
+
+-- config returns the effective configuration.
+function M.config()
+  return config.get()
+end
+
+local max_choices = 3
+
+local function run(key, opts, on_result, builder, depth)
+  opts = opts or {}
+  depth = depth or 0
+  local notify = opts.ui or on_result == nil
+  local function finish(err, result)
+    if err and notify then
+      errors.notify(err)
+    end
+    if on_result then
+      on_result(err, result)
+    end
+  end
+  local bufnr = client.resolve_buf(opts.bufnr)
+  if not bufnr then
+    finish(errors.new("NO_CLIENT", "no file buffer to work on: open a file of a workspace first"))
+    return
+  end
+  client.ensure(bufnr, function(err, c)
+    if err then
+      finish(err)
+      return
+    end
+    local args, msg = builder(opts, client.context(bufnr, c, key))
+    if not args then
+      finish(errors.new("INVALID_OPTIONS", msg))
+      return
+    end
+    client.send(c, bufnr, key, args, function(rerr, result)
+      local cands = rerr and rerr.candidates
+      if opts.ui and rerr and rerr.code == "REFUSE_AMBIGUOUS_TARGET" and type(cands) == "table"
+        and #cands > 0 and depth < max_choices then
+        vim.ui.select(cands, {
+          prompt = rerr.message .. "; build for which one?",
+          format_item = render.candidate,
+          kind = "ctxd.candidate",
+        }, function(choice)
+          if not choice then
+            errors.notify(errors.new("DISMISSED", "no target chosen; nothing was built"))
+            if on_result then
+              on_result(rerr, nil)
+            end
+            return
+          end
+          local again = config.deepcopy(opts)
+          again.user_selected_targets = again.user_selected_targets or {}
+          table.insert(again.user_selected_targets, { path = choice.path, symbol = choice.symbol })
+          again.bufnr = bufnr
+          run(key, again, on_result, builder, depth + 1)
+        end)
+        return
+      end
+      finish(rerr, result)
+    end)
+  end)
+end
+
+local function context_builder(opts, ctx)
+  return request.build(opts, ctx)
+end
+
+-- simple_builder makes the argument builder of a command whose argument
+-- is a flat object of the given fields.
+local function simple_builder(fields)
+  return function(opts)
+    local args = {}
+    local keys = {}
+    for k in pairs(opts) do
+      table.insert(keys, tostring(k))
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      if config.contains(fields, k) then
+        args[k] = opts[k]
+      elseif not config.contains(request.plugin_options, k) then
+        return nil, string.format("unknown option %q (known: %s)", k, table.concat(fields, ", "))
+      end
+    end
+    if next(args) == nil then
+      return vim.empty_dict()
+    end
+    return args
+  end
+end
+
+-- build_context runs ctxd.buildContext: on_result(err, {bundle, manifest,
+-- redaction_report, budget_report}). opts: purpose, range or selection,
+-- intent, constraints, model, plan_step, user_selected_targets,
+-- last_error, correlation_id, skill, thread, active_file, bufnr, ui.
+function M.build_context(opts, on_result)
+  run("build_context", opts, on_result, context_builder)
+end
+
+-- manifest runs ctxd.manifest: {manifest, redaction_report, budget_report}.
+function M.manifest(opts, on_result)
+  run("manifest", opts, on_result, context_builder)
+end
+
+-- budget runs ctxd.budget: {budget_report, counts}.
+function M.budget(opts, on_result)
+  run("budget", opts, on_result, context_builder)
+end
+
+-- render_prompt runs ctxd.renderPrompt: {prompt, prompt_artifact,
+-- context_artifact, manifest, redaction_report, budget_report}. opts also
+-- take template_id.
+function M.render_prompt(opts, on_result)
+  run("render_prompt", opts, on_result, context_builder)
+end
+
+-- index_status runs ctxd.indexStatus. opts: skipped (list skipped paths).
+function M.index_status(opts, on_result)
+  run("index_status", opts, on_result, simple_builder({ "skipped" }))
+end
+
+-- verify runs ctxd.verify. opts: mode ("stream" or "ledger"),
+-- workspace_folder.
+function M.verify(opts, on_result)
+  run("verify", opts, on_result, simple_builder({ "mode", "workspace_folder" }))
+end
+
+-- record_execution runs ctxd.recordExecution. opts: thread_id, turn_id,
+-- output, workspace_folder.
+function M.record_execution(opts, on_result)
+  run("record_execution", opts, on_result, simple_builder({ "output", "thread_id", "turn_id", "workspace_folder" }))
+end
+
+-- statusline is the statusline component: "" when no ctxd client serves
+-- the buffer, else e.g. "ctxd 642/124000", with a marker for a soft-limit
+-- warning, a hard-limit refusal or another refusal.
+function M.statusline(bufnr)
+  return require("ctxd.status").text(bufnr)
+end
+
+-- budget_state returns the statusline's last budget state of bufnr (nil:
+-- current buffer): { report, counts } or { refusal } or { error } or
+-- { pending }, or nil when none.
+function M.budget_state(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  return require("ctxd.status").get(bufnr)
+end
+
+-- attach starts or reuses the ctxd client of bufnr's workspace and
+-- attaches it: returns the client id, or nil and an error.
+function M.attach(bufnr)
+  return client.attach(bufnr)
+end
+
+-- auto_attach is the plugin's autocmd callback: attach when the
+-- auto_attach option is on. A missing binary is reported once.
+local reported_start = {}
+function M.auto_attach(bufnr)
+  local cfg = config.get()
+  if not cfg.auto_attach then
+    return
+  end
+  local id, err = client.attach(bufnr)
+  if not id and err and err.code == errors.kinds.START_FAILED.code and not reported_start[err.message] then
+    reported_start[err.message] = true
+    errors.notify(err)
+  end
+end
+
+-- get_client returns the ctxd client attached to bufnr, or nil.
+function M.get_client(bufnr)
+  return client.get(bufnr)
+end
+
+-- is_refusal reports whether an err of on_result is a refusal.
+M.is_refusal = errors.is_refusal
+
+-- last_request returns the last command the API sent ({ command,
+-- arguments, bufnr, client_id }), for debugging; nil before the first.
+function M.last_request()
+  return client.last_request()
+end
+
+return M

@@ -1,0 +1,420 @@
+-- Pure rendering of ctxd results to lines of Markdown (the results buffer),
+-- to register text (:CtxdPrompt) and to the statusline component. Nothing
+-- here reads editor state, so every function can be tested on decoded
+-- JSON tables.
+local M = {}
+
+local function str(v)
+  if v == nil or v == vim.NIL then
+    return ""
+  end
+  return tostring(v)
+end
+
+local function list(v)
+  if type(v) ~= "table" then
+    return {}
+  end
+  return v
+end
+
+-- cell makes a value safe inside a Markdown table cell.
+local function cell(v)
+  local s = str(v):gsub("[\r\n]+", " "):gsub("|", "\\|")
+  return s
+end
+
+-- Columns of numbers, aligned right.
+local numeric = { ["#"] = true, bytes = true, lines = true, version = true }
+
+local function add_table(out, headers, rows)
+  table.insert(out, "| " .. table.concat(headers, " | ") .. " |")
+  local rule = {}
+  for _, h in ipairs(headers) do
+    table.insert(rule, numeric[h] and "---:" or "---")
+  end
+  table.insert(out, "| " .. table.concat(rule, " | ") .. " |")
+  for _, row in ipairs(rows) do
+    local cells = {}
+    for i = 1, #headers do
+      table.insert(cells, cell(row[i]))
+    end
+    table.insert(out, "| " .. table.concat(cells, " | ") .. " |")
+  end
+end
+
+local function split_lines(text)
+  local out = {}
+  text = str(text)
+  if text == "" then
+    return out
+  end
+  local start = 1
+  while true do
+    local i = text:find("\n", start, true)
+    if not i then
+      table.insert(out, (text:sub(start):gsub("\r$", "")))
+      break
+    end
+    table.insert(out, (text:sub(start, i - 1):gsub("\r$", "")))
+    start = i + 1
+    if start > #text then
+      break
+    end
+  end
+  return out
+end
+M.split_lines = split_lines
+
+-- fence returns a code fence longer than any run of backticks in text, so
+-- a block's content can never close it early.
+function M.fence(text)
+  local longest = 0
+  for run in str(text):gmatch("`+") do
+    longest = math.max(longest, #run)
+  end
+  return string.rep("`", math.max(3, longest + 1))
+end
+
+local languages = {
+  go = "go", ts = "typescript", tsx = "tsx", js = "javascript", jsx = "javascript", mjs = "javascript",
+  lua = "lua", py = "python", rs = "rust", rb = "ruby", java = "java", kt = "kotlin", c = "c", h = "c",
+  cc = "cpp", cpp = "cpp", hpp = "cpp", cs = "cs", sh = "sh", bash = "bash", json = "json", yaml = "yaml",
+  yml = "yaml", toml = "toml", md = "markdown", sql = "sql", html = "html", css = "css", php = "php",
+  swift = "swift", scala = "scala", proto = "proto", tf = "hcl", hcl = "hcl", mod = "gomod",
+}
+
+-- language guesses a fence language from a path's extension ("" if none).
+function M.language(path)
+  local ext = str(path):match("%.([%w_]+)$")
+  return ext and languages[ext:lower()] or ""
+end
+
+local function heading(out, text)
+  if #out > 0 and out[#out] ~= "" then
+    table.insert(out, "")
+  end
+  table.insert(out, text)
+  table.insert(out, "")
+end
+
+local function budget_section(out, br)
+  if type(br) ~= "table" then
+    return
+  end
+  heading(out, "## Budget: " .. str(br.decision))
+  table.insert(out, string.format("- estimated input tokens: %s of %s (hard limit); soft limit %s",
+    str(br.estimated_input_tokens), str(br.hard_limit_tokens), str(br.soft_limit_tokens)))
+  table.insert(out, string.format("- model input window: %s tokens, %s reserved for the output",
+    str(br.max_input_tokens), str(br.reserve_output_tokens)))
+  for _, n in ipairs(list(br.notes)) do
+    table.insert(out, "- note: " .. str(n))
+  end
+end
+
+local function selection_section(out, manifest)
+  if type(manifest) ~= "table" then
+    return
+  end
+  local sel = manifest.selection
+  if type(sel) ~= "table" then
+    return
+  end
+  heading(out, "## Targets")
+  local files = list(sel.target_files)
+  local symbols = list(sel.target_symbols)
+  table.insert(out, "- files: " .. (#files > 0 and table.concat(files, ", ") or "none"))
+  table.insert(out, "- symbols: " .. (#symbols > 0 and table.concat(symbols, ", ") or "none"))
+
+  local included = list(sel.included_files)
+  heading(out, string.format("## Included files (%d)", #included))
+  if #included == 0 then
+    table.insert(out, "_none_")
+  else
+    local rows = {}
+    for _, f in ipairs(included) do
+      table.insert(rows, { f.path, f.reason, f.byte_size, f.encoding })
+    end
+    add_table(out, { "path", "reason", "bytes", "encoding" }, rows)
+  end
+
+  local excluded = list(sel.excluded_candidates)
+  heading(out, string.format("## Excluded candidates (%d)", #excluded))
+  if #excluded == 0 then
+    table.insert(out, "_none_")
+  else
+    local rows = {}
+    for _, e in ipairs(excluded) do
+      table.insert(rows, { e.path, e.reason })
+    end
+    add_table(out, { "path", "reason" }, rows)
+  end
+end
+
+local function redaction_section(out, rr)
+  local redactions = type(rr) == "table" and list(rr.redactions) or {}
+  heading(out, string.format("## Redactions (%d)", #redactions))
+  if #redactions == 0 then
+    table.insert(out, "_none_")
+    return
+  end
+  local rows = {}
+  for _, r in ipairs(redactions) do
+    table.insert(rows, { r.type, r.target, r.reason, r.details })
+  end
+  add_table(out, { "type", "target", "reason", "details" }, rows)
+end
+
+local function fingerprints(out, manifest)
+  local fp = type(manifest) == "table" and manifest.fingerprints
+  if type(fp) ~= "table" then
+    return
+  end
+  heading(out, "## Fingerprints")
+  table.insert(out, "- bundle: `" .. str(fp.bundle_fingerprint) .. "`")
+  table.insert(out, "- project index: `" .. str(fp.project_index_fingerprint) .. "`")
+  table.insert(out, "- config: `" .. str(fp.config_fingerprint) .. "`")
+end
+
+local function header(out, title, info, manifest, extra)
+  table.insert(out, "# " .. title)
+  table.insert(out, "")
+  if info and info.file then
+    table.insert(out, "- file: " .. info.file)
+  end
+  if type(manifest) == "table" then
+    table.insert(out, "- purpose: " .. str(manifest.purpose))
+    if str(manifest.bundle_id) ~= "" then
+      table.insert(out, "- bundle: `" .. str(manifest.bundle_id) .. "`")
+    end
+    table.insert(out, "- correlation: `" .. str(manifest.correlation_id) .. "`")
+  end
+  for _, line in ipairs(extra or {}) do
+    table.insert(out, line)
+  end
+end
+
+local function block_rows(blocks)
+  local rows = {}
+  for i, b in ipairs(blocks) do
+    local meta = type(b.meta) == "table" and b.meta or {}
+    table.insert(rows, { i, b.priority, b.block_type, b.title, meta.path, meta.byte_size, meta.line_count })
+  end
+  return rows
+end
+
+-- build renders a ctxd.buildContext result. info: { file?, show_content? }.
+function M.build(result, info)
+  info = info or {}
+  local out = {}
+  local bundle = type(result.bundle) == "table" and result.bundle or {}
+  local extra = {}
+  local model = type(bundle.model) == "table" and bundle.model or nil
+  if model then
+    table.insert(extra, "- model: " .. str(model.provider) .. "/" .. str(model.model))
+  end
+  if str(bundle.created_at) ~= "" then
+    table.insert(extra, "- created: " .. str(bundle.created_at))
+  end
+  header(out, "ctxd build", info, result.manifest, extra)
+  budget_section(out, result.budget_report)
+  selection_section(out, result.manifest)
+  local blocks = list(bundle.blocks)
+  heading(out, string.format("## Blocks (%d)", #blocks))
+  if #blocks == 0 then
+    table.insert(out, "_none_")
+  else
+    add_table(out, { "#", "priority", "type", "title", "path", "bytes", "lines" }, block_rows(blocks))
+  end
+  redaction_section(out, result.redaction_report)
+  fingerprints(out, result.manifest)
+  if info.show_content ~= false and #blocks > 0 then
+    heading(out, "## Contents")
+    for i, b in ipairs(blocks) do
+      local meta = type(b.meta) == "table" and b.meta or {}
+      heading(out, string.format("### %d. %s %s: %s", i, str(b.priority), str(b.block_type), str(b.title)))
+      local f = M.fence(b.content)
+      table.insert(out, f .. M.language(meta.path))
+      for _, l in ipairs(split_lines(b.content)) do
+        table.insert(out, l)
+      end
+      table.insert(out, f)
+    end
+  end
+  return out
+end
+
+-- manifest renders a ctxd.manifest result.
+function M.manifest(result, info)
+  local out = {}
+  header(out, "ctxd manifest", info, result.manifest)
+  budget_section(out, result.budget_report)
+  selection_section(out, result.manifest)
+  redaction_section(out, result.redaction_report)
+  fingerprints(out, result.manifest)
+  return out
+end
+
+-- budget renders a ctxd.budget result ({budget_report, counts}).
+function M.budget(result, info)
+  local out = {}
+  header(out, "ctxd budget", info, nil, info and info.purpose and { "- purpose: " .. info.purpose } or nil)
+  budget_section(out, result.budget_report)
+  local c = type(result.counts) == "table" and result.counts or nil
+  if c then
+    heading(out, "## Counts")
+    local blocks = type(c.blocks) == "table" and c.blocks or {}
+    local parts = {}
+    for _, p in ipairs(require("ctxd.contract").priorities or { "P0", "P1", "P2", "P3" }) do
+      table.insert(parts, p .. " " .. str(blocks[p] or 0))
+    end
+    table.insert(out, "- blocks: " .. table.concat(parts, ", "))
+    table.insert(out, "- files: " .. str(c.files))
+    table.insert(out, "- target files: " .. str(c.target_files))
+    table.insert(out, "- excluded candidates: " .. str(c.excluded))
+    table.insert(out, "- redactions: " .. str(c.redactions))
+  end
+  return out
+end
+
+-- prompt_text renders a prompt's messages for a register: each message
+-- under a "## role" heading, in order.
+function M.prompt_text(prompt)
+  local out = {}
+  for i, m in ipairs(list(type(prompt) == "table" and prompt.messages)) do
+    if i > 1 then
+      table.insert(out, "")
+    end
+    table.insert(out, "## " .. str(m.role))
+    table.insert(out, "")
+    for _, l in ipairs(split_lines(m.content)) do
+      table.insert(out, l)
+    end
+  end
+  return out
+end
+
+-- prompt_summary is the one-line message after :CtxdPrompt.
+function M.prompt_summary(result, register)
+  local p = type(result.prompt) == "table" and result.prompt or {}
+  local tc = type(p.token_counts) == "table" and p.token_counts or {}
+  return string.format("ctxd: prompt %s (%s messages, %s tokens of %s) in register %s; artifact %s",
+    str(p.template_id), #list(p.messages), str(tc.total), str(tc.hard_limit), register, str(result.prompt_artifact))
+end
+
+-- index_status renders a ctxd.indexStatus result.
+function M.index_status(result)
+  local out = { "# ctxd status", "" }
+  local server = type(result.server) == "table" and result.server or {}
+  table.insert(out, "- server: " .. str(server.name) .. " " .. str(server.version))
+  table.insert(out, "- position encoding: " .. str(result.position_encoding))
+  local idx = type(result.index) == "table" and result.index or {}
+  table.insert(out, "- index: " .. str(idx.state) .. ", snapshot " .. str(idx.snapshot_version)
+    .. ", format " .. str(idx.index_format_version))
+  if str(idx.project_index_fingerprint) ~= "" then
+    table.insert(out, "- project index fingerprint: `" .. str(idx.project_index_fingerprint) .. "`")
+  end
+  local folders = list(result.workspace_folders)
+  heading(out, string.format("## Workspace folders (%d)", #folders))
+  for _, f in ipairs(folders) do
+    table.insert(out, "- " .. str(f.name) .. ": " .. str(f.uri))
+  end
+  local roots = list(idx.roots)
+  for _, r in ipairs(roots) do
+    heading(out, "## Root " .. str(r.name))
+    table.insert(out, "- state: " .. str(r.state))
+    if type(r.progress) == "table" then
+      table.insert(out, "- progress: " .. str(r.progress.done) .. "/" .. str(r.progress.total))
+    end
+    if str(r.error) ~= "" then
+      table.insert(out, "- error: " .. str(r.error))
+    end
+    table.insert(out, string.format("- files: %s (%s bytes), symbols: %s, parse errors: %s, open: %s",
+      str(r.files), str(r.bytes), str(r.symbols), str(r.parse_errors), str(r.open_files)))
+    local langs = {}
+    if type(r.files_by_language) == "table" then
+      local keys = {}
+      for k in pairs(r.files_by_language) do
+        table.insert(keys, k)
+      end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        table.insert(langs, k .. " " .. str(r.files_by_language[k]))
+      end
+    end
+    table.insert(out, "- languages: " .. (#langs > 0 and table.concat(langs, ", ") or "none"))
+    local skipped = {}
+    if type(r.skipped_by_reason) == "table" then
+      local keys = {}
+      for k in pairs(r.skipped_by_reason) do
+        table.insert(keys, k)
+      end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        table.insert(skipped, k .. " " .. str(r.skipped_by_reason[k]))
+      end
+    end
+    table.insert(out, "- skipped: " .. str(r.skipped) .. (#skipped > 0 and (" (" .. table.concat(skipped, ", ") .. ")") or ""))
+    local files = list(r.skipped_files)
+    if #files > 0 then
+      local rows = {}
+      for _, s in ipairs(files) do
+        table.insert(rows, { s.path, s.reason, s.detail })
+      end
+      table.insert(out, "")
+      add_table(out, { "skipped path", "reason", "detail" }, rows)
+    end
+  end
+  local docs = list(result.open_documents)
+  heading(out, string.format("## Open documents (%d)", #docs))
+  if #docs == 0 then
+    table.insert(out, "_none_")
+  else
+    local rows = {}
+    for _, d in ipairs(docs) do
+      table.insert(rows, { d.uri, d.language_id, d.version, d.byte_size, d.line_count,
+        d.saved == true and "yes" or "no", d.out_of_sync == true and "OUT OF SYNC" or "in sync" })
+    end
+    add_table(out, { "uri", "language", "version", "bytes", "lines", "saved", "sync" }, rows)
+  end
+  return out
+end
+
+-- candidate is the label of an ambiguous-target candidate in a choice
+-- list: "Store.Put (method) internal/store/store.go:32".
+function M.candidate(c)
+  local line = ""
+  if type(c.range) == "table" and type(c.range.start) == "table" and type(c.range.start.line) == "number" then
+    line = ":" .. tostring(c.range.start.line + 1)
+  end
+  return string.format("%s (%s) %s%s", str(c.symbol), str(c.kind), str(c.path), line)
+end
+
+-- statusline renders a buffer's budget state for the statusline component.
+-- entry is nil (no client: ""), or { pending = true }, or
+-- { report = budget_report }, or { refusal = refusal }, or { error = err }.
+function M.statusline(entry, markers)
+  markers = markers or {}
+  if entry == nil then
+    return ""
+  end
+  if entry.report then
+    local r = entry.report
+    local text = string.format("ctxd %s/%s", str(r.estimated_input_tokens), str(r.hard_limit_tokens))
+    if r.decision == "warn_soft_limit" then
+      return text .. " " .. (markers.warn or "!")
+    elseif r.decision == "refuse_hard_limit" then
+      return text .. " " .. (markers.refuse or "✗")
+    end
+    return text
+  end
+  if entry.refusal then
+    return "ctxd " .. (markers.refuse or "✗") .. " " .. str(entry.refusal.code)
+  end
+  if entry.error then
+    return "ctxd " .. (markers.error or "?")
+  end
+  return "ctxd " .. (markers.pending or "…")
+end
+
+return M

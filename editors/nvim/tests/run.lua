@@ -1,0 +1,795 @@
+-- The plugin's test suite: a real headless Neovim with the real ctxd
+-- binary on a temporary copy of testdata/example. Started by tests/run.sh,
+-- which puts the binary first on PATH and sets CTXD_NVIM_DIR (the plugin)
+-- and CTXD_EXAMPLE (the workspace to copy). Prints one line per test to
+-- stdout; exits with :cquit 1 on any failure, :qa! when all pass.
+local plugin_dir = assert(vim.env.CTXD_NVIM_DIR, "CTXD_NVIM_DIR is not set (run tests/run.sh)")
+local example = assert(vim.env.CTXD_EXAMPLE, "CTXD_EXAMPLE is not set (run tests/run.sh)")
+local uv = vim.uv or vim.loop
+
+local function out(s)
+  io.stdout:write(s .. "\n")
+  io.stdout:flush()
+end
+
+local function main()
+  local tests = {}
+  local function test(name, fn)
+    table.insert(tests, { name = name, fn = fn })
+  end
+
+  -- Assertions ---------------------------------------------------------------
+
+  local function fail(msg)
+    error(msg, 3)
+  end
+
+  local function eq(want, got, what)
+    if not vim.deep_equal(want, got) then
+      fail(string.format("%s: (-want +got)\n- %s\n+ %s", what or "value", vim.inspect(want), vim.inspect(got)))
+    end
+  end
+
+  local function ok(v, what)
+    if not v then
+      fail((what or "condition") .. ": got " .. vim.inspect(v))
+    end
+  end
+
+  local function has_line(lines, pattern, what)
+    for _, l in ipairs(lines) do
+      if l:find(pattern, 1, true) then
+        return
+      end
+    end
+    fail(string.format("%s: no line contains %q in:\n%s", what or "lines", pattern, table.concat(lines, "\n")))
+  end
+
+  local function wait_for(ms, cond, what)
+    if not vim.wait(ms, cond, 20) then
+      fail(string.format("timed out after %d ms waiting for %s", ms, what))
+    end
+  end
+
+  -- Workspace ----------------------------------------------------------------
+
+  local tmp = vim.fn.tempname()
+  vim.fn.mkdir(tmp, "p")
+  local ws = tmp .. "/ws"
+  local ws2 = tmp .. "/ws2"
+
+  local function copy_tree(from, to)
+    local res = vim.fn.system({ "cp", "-R", from, to })
+    assert(vim.v.shell_error == 0, "cp failed: " .. res)
+  end
+
+  local function read(path)
+    return table.concat(vim.fn.readfile(path, "b"), "\n")
+  end
+
+  local function write(path, text)
+    vim.fn.writefile(vim.split(text, "\n", { plain = true }), path, "b")
+  end
+
+  copy_tree(example, ws)
+  copy_tree(example, ws2)
+  do
+    -- ws2's policy leaves the web namespace out: web/src/api.ts is refused.
+    local path = ws2 .. "/.ctxd/config.json"
+    local text = read(path)
+    local from = '"allowed_context_namespaces": ["docs", "service", "web"]'
+    local i, j = text:find(from, 1, true)
+    assert(i, "testdata/example/.ctxd/config.json changed: " .. from .. " not found")
+    write(path, text:sub(1, i - 1) .. '"allowed_context_namespaces": ["docs", "service"]' .. text:sub(j + 1))
+  end
+
+  -- Editor -------------------------------------------------------------------
+
+  vim.o.hidden = true
+  vim.o.swapfile = false
+  vim.cmd("filetype on")
+  vim.g.ctxd = { debounce_ms = 20 }
+  vim.cmd("runtime plugin/ctxd.lua")
+
+  local notes = {}
+  vim.notify = function(msg, level)
+    table.insert(notes, { msg = msg, level = level })
+  end
+
+  local ctxd = require("ctxd")
+  local client = require("ctxd.client")
+  local commands = require("ctxd.commands")
+  local config = require("ctxd.config")
+  local contract = require("ctxd.contract")
+  local render = require("ctxd.render")
+  local request = require("ctxd.request")
+  local root = require("ctxd.root")
+
+  local store_path = ws .. "/internal/store/store.go"
+  local store_buf
+
+  local function results_buf()
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_get_name(b) == commands.results_name then
+        return b
+      end
+    end
+    return nil
+  end
+
+  -- focus closes the results window and makes buf current.
+  local function focus(buf)
+    local r = results_buf()
+    if r then
+      vim.cmd("bwipeout! " .. r)
+    end
+    vim.api.nvim_set_current_buf(buf)
+  end
+
+  -- results runs an Ex command and returns the lines it put in the
+  -- results buffer.
+  local function results(cmd)
+    local r = results_buf()
+    if r then
+      vim.cmd("bwipeout! " .. r)
+    end
+    vim.cmd(cmd)
+    local lines
+    wait_for(20000, function()
+      local b = results_buf()
+      if not b then
+        return false
+      end
+      lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+      return (lines[1] or ""):match("^# ctxd") ~= nil
+    end, "the results of :" .. cmd .. " (notifications: " .. vim.inspect(notes) .. ")")
+    return lines
+  end
+
+  -- call runs a Lua API function and returns (err, result).
+  local function call(fn, opts)
+    local done, err, result = false, nil, nil
+    fn(opts, function(e, r)
+      done, err, result = true, e, r
+    end)
+    wait_for(20000, function()
+      return done
+    end, "the callback")
+    return err, result
+  end
+
+  local function ready_client(buf)
+    local c
+    wait_for(15000, function()
+      c = client.get(buf)
+      return c ~= nil and c.initialized == true
+    end, "an initialized ctxd client for buffer " .. buf)
+    return c
+  end
+
+  -- check_shape verifies that a decoded result has every required field of
+  -- its contract type.
+  local function check_shape(type_name, value)
+    local t = contract.types[type_name]
+    ok(t, "contract type " .. type_name)
+    local optional = {}
+    for _, f in ipairs(t.optional or {}) do
+      optional[f] = true
+    end
+    for _, f in ipairs(t.fields or t) do
+      if not optional[f] and value[f] == nil then
+        fail(type_name .. " result lacks field " .. f)
+      end
+    end
+  end
+
+  local function notes_at(level)
+    local outl = {}
+    for _, n in ipairs(notes) do
+      if n.level == level then
+        table.insert(outl, n.msg)
+      end
+    end
+    return outl
+  end
+
+  -- Pure helpers ---------------------------------------------------------------
+
+  test("config: defaults, vim.g.ctxd and setup() merge; bad values are reported", function()
+    local cfg, problems = config.resolve(nil, nil)
+    eq({}, problems, "problems of the defaults")
+    eq({ "ctxd", "serve", "--stdio" }, cfg.cmd, "default cmd")
+    eq("diff", cfg.purpose, "default purpose")
+    eq(true, cfg.auto_attach, "default auto_attach")
+    eq(nil, cfg.filetypes, "default filetypes")
+
+    cfg = config.resolve({ cmd = { "/opt/ctxd" }, debounce_ms = 5, markers = { warn = "W" } }, { debounce_ms = 7 })
+    eq({ "/opt/ctxd" }, cfg.cmd, "a cmd list replaces the default, never merged by position")
+    eq(7, cfg.debounce_ms, "setup() wins over vim.g.ctxd")
+    eq("W", cfg.markers.warn, "markers merge key by key")
+    eq("✗", cfg.markers.refuse, "other markers keep their default")
+
+    cfg, problems = config.resolve({ purpose = "bogus", colour = 1, model = { max_input_tokens = 1000 } }, nil)
+    eq("diff", cfg.purpose, "an invalid purpose keeps the default")
+    eq({ max_input_tokens = 1000 }, cfg.model, "model table")
+    eq(2, #problems, "problems: " .. vim.inspect(problems))
+    ok(problems[1]:find('unknown option "colour"', 1, true), problems[1])
+    ok(problems[2]:find('option "purpose" must be one of intent, plan, diff', 1, true), problems[2])
+
+    _, problems = config.resolve({ model = { bogus = 1 } }, nil)
+    eq(1, #problems, "unknown model field")
+    _, problems = config.resolve("nope", nil)
+    eq({ "vim.g.ctxd must be a table, got string" }, problems, "vim.g.ctxd not a table")
+  end)
+
+  test("request: position encodings count units like the server", function()
+    local cases = {
+      -- line, byte column, utf-8, utf-16, utf-32
+      { "abc", 2, 2, 2, 2 },
+      { "abc", 99, 3, 3, 3 }, -- clamped to the line
+      { "abc", -1, 0, 0, 0 },
+      { "é1", 2, 2, 1, 1 },
+      { "é1", 1, 0, 0, 0 }, -- inside é: rounded down
+      { "a😀b", 5, 5, 3, 2 }, -- astral: two UTF-16 units
+      { "a😀b", 6, 6, 4, 3 },
+      { "a😀b", 3, 1, 1, 1 }, -- inside the emoji
+      { "€x", 3, 3, 1, 1 },
+      { "\255\254x", 3, 3, 3, 3 }, -- invalid bytes: one unit each
+      { "\237\160\128x", 4, 4, 4, 4 }, -- encoded surrogate: invalid
+      { "\192\175", 2, 2, 2, 2 }, -- overlong: invalid
+      { "\240\159\152", 3, 3, 3, 3 }, -- truncated astral: invalid
+    }
+    for _, c in ipairs(cases) do
+      local what = string.format("%q at %d", c[1], c[2])
+      eq(c[3], request.units(c[1], c[2], "utf-8"), what .. " utf-8")
+      eq(c[4], request.units(c[1], c[2], "utf-16"), what .. " utf-16")
+      eq(c[5], request.units(c[1], c[2], "utf-32"), what .. " utf-32")
+    end
+    eq(2, request.char_end("é😀", 0), "char_end of é")
+    eq(6, request.char_end("é😀", 2), "char_end of 😀")
+    eq(6, request.char_end("é😀", 4), "char_end inside 😀")
+    eq(6, request.char_end("é😀", 99), "char_end past the end")
+    eq(0, request.char_end("", 0), "char_end of an empty line")
+  end)
+
+  test("request: ranges and visual selections", function()
+    local lines = { "package x", "// é😀 List", "func f() {}" }
+    local get = function(row)
+      return lines[row]
+    end
+    eq({ start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 11 } },
+      request.range({ 1, 2 }, get, "utf-16"), "line range, utf-16 end of line 2")
+    eq({ start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 14 } },
+      request.range({ 2, 1 }, get, "utf-8"), "backwards line range, utf-8")
+    eq({ start = { line = 1, character = 3 }, ["end"] = { line = 1, character = 8 } },
+      request.range({ start = { 2, 3 }, ["end"] = { 2, 11 } }, get, "utf-16"), "byte span to utf-16")
+    eq({ start = { line = 1, character = 3 }, ["end"] = { line = 1, character = 7 } },
+      request.range({ start = { 2, 11 }, ["end"] = { 2, 3 } }, get, "utf-32"), "backwards span to utf-32")
+    local r, msg = request.range({ start = { 0, 0 }, ["end"] = { 1, 0 } }, get, "utf-16")
+    eq(nil, r, "row 0 is invalid")
+    ok(msg, "message for row 0")
+    eq({ start = { 2, 3 }, ["end"] = { 2, 11 } }, request.visual_range("v", { 2, 10 }, { 2, 3 }, get),
+      "characterwise selection ends past its last character")
+    eq({ 1, 3 }, request.visual_range("V", { 3, 0 }, { 1, 5 }, get), "linewise selection")
+    eq({ 1, 2 }, request.visual_range("\22", { 1, 4 }, { 2, 1 }, get), "blockwise selection")
+  end)
+
+  test("request: build request fields", function()
+    local ctx = {
+      uri = "file:///w/a.go",
+      encoding = "utf-16",
+      config = config.resolve({ model = "gpt-4o-mini" }, nil),
+      command = "build_context",
+      get_line = function()
+        return "abc"
+      end,
+    }
+    local req, err = request.build({
+      purpose = "plan",
+      intent = "sort by name",
+      constraints = { "MUST_NOT add dependencies", { scope = "project", id = "p1", text = "keep it small" } },
+      model = { max_input_tokens = 64000 },
+      last_error = "boom",
+      user_selected_targets = { "a.go", { path = "b.go", symbol = "B" } },
+      range = { 1, 1 },
+      ui = true,
+      bufnr = 3,
+    }, ctx)
+    eq(nil, err, "error")
+    eq({
+      purpose = "plan",
+      active_file = "file:///w/a.go",
+      selection = { uri = "file:///w/a.go", range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 3 } } },
+      intent = { id = "nvim-intent", text = "sort by name" },
+      constraints = {
+        { scope = "user", id = "nvim-1", text = "MUST_NOT add dependencies" },
+        { scope = "project", id = "p1", text = "keep it small" },
+      },
+      model = { model = "gpt-4o-mini", max_input_tokens = 64000 },
+      last_error = { message = "boom" },
+      user_selected_targets = { { path = "a.go" }, { path = "b.go", symbol = "B" } },
+    }, req, "request")
+
+    req = request.build({ active_file = false, purpose = "intent", intent = { id = "i1", text = "t" } }, ctx)
+    eq(nil, req.active_file, "active_file = false leaves it out")
+    eq("diff", request.build({}, vim.tbl_extend("force", ctx, { config = config.defaults })).purpose, "default purpose")
+
+    req, err = request.build({ bogus = 1 }, ctx)
+    eq(nil, req, "unknown option")
+    ok(err:find('unknown option "bogus"', 1, true), err)
+    req, err = request.build({ template_id = "x" }, ctx)
+    ok(err and err:find("template_id", 1, true), "template_id outside render_prompt: " .. tostring(err))
+    req = request.build({ template_id = "default-diff" }, vim.tbl_extend("force", ctx, { command = "render_prompt" }))
+    eq("default-diff", req.template_id, "template_id for render_prompt")
+    req, err = request.build({ model = { colour = "red" } }, ctx)
+    ok(err and err:find("colour", 1, true), "unknown model field: " .. tostring(err))
+    req = request.build({ thread = { thread_id = "t", turn_id = "1" } }, ctx)
+    eq("[]", vim.json.encode(req.thread.declared_refs), "declared_refs is sent as a JSON array")
+    for _, f in ipairs(vim.tbl_keys(request.build({ plan_step = { target_symbols = { "X" } } }, ctx))) do
+      ok(config.contains(contract.types.BuildRequest.fields, f), "field " .. f .. " is in the contract")
+    end
+  end)
+
+  test("render: results become Markdown lines", function()
+    local result = {
+      bundle = {
+        bundle_id = "b-1", purpose = "diff", correlation_id = "c-1", created_at = "2025-01-01T00:00:00Z",
+        model = { provider = "openai", model = "gpt-4o" },
+        blocks = {
+          { block_type = "file", priority = "P0", title = "a|b.go", content = "x := `a`\n```\ny\n",
+            meta = { path = "a|b.go", symbol = vim.NIL, byte_size = 12, line_count = 3 } },
+        },
+      },
+      manifest = {
+        bundle_id = "b-1", correlation_id = "c-1", purpose = "diff",
+        selection = {
+          target_files = { "a|b.go" }, target_symbols = { "F" },
+          included_files = { { path = "a|b.go", reason = "target", byte_size = 12, encoding = "utf-8" } },
+          excluded_candidates = { { path = ".env", reason = "secret_risk" } },
+        },
+        fingerprints = { bundle_fingerprint = "f1", project_index_fingerprint = "f2", config_fingerprint = "f3" },
+      },
+      redaction_report = { redactions = { { type = "path_excluded", target = ".env", reason = "deny_rule", details = "deny:21" } } },
+      budget_report = { estimated_input_tokens = 10, hard_limit_tokens = 100, soft_limit_tokens = 80,
+        max_input_tokens = 110, reserve_output_tokens = 10, decision = "ok", notes = { "estimator: e" } },
+    }
+    local lines = render.build(result, { file = "a.go" })
+    has_line(lines, "# ctxd build")
+    has_line(lines, "## Budget: ok")
+    has_line(lines, "- estimated input tokens: 10 of 100 (hard limit); soft limit 80")
+    has_line(lines, "| 1 | P0 | file | a\\|b.go | a\\|b.go | 12 | 3 |")
+    has_line(lines, "| .env | secret_risk |")
+    has_line(lines, "| path_excluded | .env | deny_rule | deny:21 |")
+    has_line(lines, "- symbols: F")
+    has_line(lines, "````go")
+    has_line(lines, "- note: estimator: e")
+    lines = render.build(result, { show_content = false })
+    for _, l in ipairs(lines) do
+      ok(not l:find("## Contents", 1, true), "no contents when show_content is false")
+    end
+    eq({ "## system", "", "s1", "s2", "", "## user", "", "u" },
+      render.prompt_text({ messages = { { role = "system", content = "s1\ns2" }, { role = "user", content = "u" } } }),
+      "prompt text")
+    local m = { warn = "!", refuse = "X", pending = "…", error = "?" }
+    eq("", render.statusline(nil, m), "no client")
+    eq("ctxd …", render.statusline({ pending = true }, m), "pending")
+    eq("ctxd 5/10", render.statusline({ report = { estimated_input_tokens = 5, hard_limit_tokens = 10, decision = "ok" } }, m), "ok")
+    eq("ctxd 9/10 !", render.statusline({ report = { estimated_input_tokens = 9, hard_limit_tokens = 10, decision = "warn_soft_limit" } }, m), "warn")
+    eq("ctxd 11/10 X", render.statusline({ report = { estimated_input_tokens = 11, hard_limit_tokens = 10, decision = "refuse_hard_limit" } }, m), "refuse")
+    eq("ctxd X REFUSE_SECRET_RISK", render.statusline({ refusal = { code = "REFUSE_SECRET_RISK" } }, m), "refusal")
+    eq("Store.Put (method) a.go:32", render.candidate({ symbol = "Store.Put", kind = "method", path = "a.go",
+      range = { start = { line = 31, character = 0 } } }), "candidate label")
+  end)
+
+  test("root: markers and eligibility", function()
+    eq(ws, root.find(store_path, config.defaults.root_markers), "root of store.go is the folder holding .ctxd")
+    local bare = tmp .. "/bare/sub"
+    vim.fn.mkdir(bare, "p")
+    eq(tmp .. "/fallback", root.find(bare .. "/x.go", { ".ctxd-none-such" }, tmp .. "/fallback"), "fallback without markers")
+    eq({ ".ctxd", ".git", "go.mod" }, root.flat({ ".ctxd", { ".git", "go.mod" }, ".git" }), "flat markers")
+    local scratch = vim.api.nvim_create_buf(false, true)
+    eq(false, root.eligible(scratch, nil), "a scratch buffer is not served")
+  end)
+
+  -- End to end ---------------------------------------------------------------
+
+  test("attach: one client per workspace root, position encoding negotiated", function()
+    vim.cmd("edit " .. vim.fn.fnameescape(store_path))
+    store_buf = vim.api.nvim_get_current_buf()
+    local c = ready_client(store_buf)
+    eq(ws, client.root_dir(c), "root_dir")
+    eq("ctxd", c.name, "client name")
+    vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
+    local c2 = ready_client(vim.api.nvim_get_current_buf())
+    eq(c.id, c2.id, "a second file of the workspace reuses the client")
+    local err, status = call(ctxd.index_status, { bufnr = store_buf })
+    eq(nil, err, "indexStatus error")
+    eq(client.encoding(c), status.position_encoding, "the plugin converts to the encoding the server uses")
+    check_shape("IndexStatusResult", status)
+    focus(store_buf)
+  end)
+
+  test("edit, then :CtxdBuild shows the buffer as edited", function()
+    focus(store_buf)
+    eq("// List returns all items sorted by SKU.", vim.api.nvim_buf_get_lines(store_buf, 48, 49, false)[1], "line 49")
+    vim.api.nvim_buf_set_lines(store_buf, 48, 49, false, { "// List returns the items sorted by name, then SKU." })
+    local lines = results("CtxdBuild")
+    has_line(lines, "# ctxd build")
+    has_line(lines, "- purpose: diff")
+    has_line(lines, "## Budget: ok")
+    has_line(lines, "| internal/store/store.go | target |")
+    has_line(lines, "## Excluded candidates")
+    has_line(lines, "## Redactions")
+    has_line(lines, "// List returns the items sorted by name, then SKU.", "the unsaved edit is in the bundle")
+    eq("markdown", vim.bo[results_buf()].filetype, "results filetype")
+  end)
+
+  test(":CtxdBuild plan", function()
+    focus(store_buf)
+    local lines = results("CtxdBuild plan")
+    has_line(lines, "- purpose: plan")
+    has_line(lines, "## Blocks")
+    eq("plan", ctxd.last_request().arguments[1].purpose, "purpose sent")
+    eq({ "plan" }, vim.fn.getcompletion("CtxdBuild p", "cmdline"), "purpose completion")
+  end)
+
+  test(":3,8CtxdBuild sends the lines as the selection", function()
+    focus(store_buf)
+    local lines = results("3,8CtxdBuild")
+    has_line(lines, "# ctxd build")
+    local line8 = vim.api.nvim_buf_get_lines(store_buf, 7, 8, false)[1]
+    local sent = ctxd.last_request().arguments[1]
+    eq({
+      uri = vim.uri_from_bufnr(store_buf),
+      range = { start = { line = 2, character = 0 }, ["end"] = { line = 7, character = #line8 } },
+    }, sent.selection, "selection")
+    eq(sent.active_file, sent.selection.uri, "selection.uri equals active_file")
+  end)
+
+  test("a ranged build targets the enclosing symbol", function()
+    focus(store_buf)
+    local lines = results("32,36CtxdBuild")
+    has_line(lines, "- symbols: Store.Put")
+  end)
+
+  test("a characterwise visual selection is sent in the negotiated encoding", function()
+    focus(store_buf)
+    local c = client.get(store_buf)
+    local before = vim.api.nvim_buf_get_lines(store_buf, 48, 49, false)
+    vim.api.nvim_buf_set_lines(store_buf, 48, 49, false, { "// é😀 List returns the items sorted by name." })
+    vim.api.nvim_win_set_cursor(0, { 49, 0 })
+    -- From é (byte 3) to the L of List (byte 10).
+    vim.cmd("normal! 03lv3l\27")
+    local lines = results("'<,'>CtxdBuild")
+    has_line(lines, "# ctxd build")
+    local sel = ctxd.last_request().arguments[1].selection.range
+    local enc = client.encoding(c)
+    local want_end = ({ ["utf-8"] = 11, ["utf-16"] = 8, ["utf-32"] = 7 })[enc]
+    eq({ start = { line = 48, character = 3 }, ["end"] = { line = 48, character = want_end } }, sel,
+      "selection in " .. enc)
+    vim.api.nvim_buf_set_lines(store_buf, 48, 49, false, before)
+  end)
+
+  test(":CtxdBudget", function()
+    focus(store_buf)
+    local lines = results("CtxdBudget")
+    has_line(lines, "# ctxd budget")
+    has_line(lines, "## Budget: ok")
+    has_line(lines, "- blocks: P0 ")
+    has_line(lines, "- target files: 1")
+  end)
+
+  test(":CtxdManifest", function()
+    focus(store_buf)
+    local lines = results("CtxdManifest")
+    has_line(lines, "# ctxd manifest")
+    has_line(lines, "| internal/store/store.go | target |")
+    has_line(lines, "## Fingerprints")
+    for _, l in ipairs(lines) do
+      ok(not l:find("## Contents", 1, true), "a manifest has no block contents")
+    end
+  end)
+
+  test(":CtxdPrompt into a named register", function()
+    focus(store_buf)
+    notes = {}
+    vim.fn.setreg("a", "")
+    vim.cmd("CtxdPrompt a")
+    wait_for(20000, function()
+      return vim.fn.getreg("a") ~= ""
+    end, "register a")
+    local text = vim.fn.getreg("a")
+    ok(text:find("## system", 1, true), "system message in register a")
+    ok(text:find("## user", 1, true), "user message in register a")
+    ok(text:find("sorted by name, then SKU", 1, true), "the edited buffer is in the prompt")
+    eq("V", vim.fn.getregtype("a"), "linewise register")
+    local info = notes_at(vim.log.levels.INFO)
+    ok(#info == 1 and info[1]:find("in register a", 1, true), "summary notification: " .. vim.inspect(notes))
+    eq("\"", commands.default_register(), "no clipboard provider here: the unnamed register is the default")
+  end)
+
+  test(":CtxdStatus", function()
+    focus(store_buf)
+    local lines = results("CtxdStatus")
+    has_line(lines, "# ctxd status")
+    has_line(lines, "- position encoding: " .. client.encoding(client.get(store_buf)))
+    has_line(lines, "- index: ready")
+    has_line(lines, "- state: ready")
+    has_line(lines, vim.uri_from_bufnr(store_buf))
+    lines = results("CtxdStatus!")
+    has_line(lines, "| .env | deny_rule |", "skipped files with !")
+  end)
+
+  test("statusline: the budget arrives and follows edits", function()
+    focus(store_buf)
+    local text
+    wait_for(10000, function()
+      text = ctxd.statusline()
+      return text:match("^ctxd %d+/%d+$") ~= nil
+    end, "the statusline budget")
+    local tokens = tonumber(text:match("^ctxd (%d+)/"))
+    local state = ctxd.budget_state(store_buf)
+    eq("ok", state.report.decision, "decision")
+    -- An edit (TextChanged) refreshes it.
+    local n = vim.api.nvim_buf_line_count(store_buf)
+    local extra = {}
+    for i = 1, 30 do
+      extra[i] = "// padding line " .. i .. " for the statusline budget test"
+    end
+    vim.api.nvim_buf_set_lines(store_buf, n, n, false, extra)
+    vim.cmd("doautocmd <nomodeline> TextChanged")
+    wait_for(10000, function()
+      local t = tonumber(ctxd.statusline():match("^ctxd (%d+)/") or "0")
+      return t > tokens
+    end, "a larger budget after the edit (was " .. tokens .. ")")
+    vim.api.nvim_buf_set_lines(store_buf, n, -1, false, {})
+    -- A model too small for the bundle: refuse_hard_limit, with its marker.
+    ctxd.setup({ model = { max_input_tokens = 200, response_token_reserve = 10 } })
+    require("ctxd.status").refresh(store_buf, 0)
+    wait_for(10000, function()
+      return ctxd.statusline():match("^ctxd %d+/190 ✗$") ~= nil
+    end, "the refuse marker (statusline: " .. ctxd.statusline() .. ")")
+    ctxd.setup({})
+    require("ctxd.status").refresh(store_buf, 0)
+    wait_for(10000, function()
+      return ctxd.statusline():match("^ctxd %d+/124000$") ~= nil
+    end, "the default model again")
+  end)
+
+  test("Lua API: build_context, manifest, budget, render_prompt, verify, record_execution", function()
+    focus(store_buf)
+    local err, res = call(ctxd.build_context, {
+      intent = "List returns the items sorted by name, then SKU",
+      constraints = { "MUST_NOT add dependencies" },
+      bufnr = store_buf,
+    })
+    eq(nil, err, "build error")
+    check_shape("BuildResult", res)
+    check_shape("Bundle", res.bundle)
+    local lines = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+    local text = table.concat(lines, "\n") .. (vim.bo[store_buf].eol and "\n" or "")
+    local found = false
+    for _, b in ipairs(res.bundle.blocks) do
+      check_shape("Block", b)
+      if b.meta.path == "internal/store/store.go" and b.block_type == "file" then
+        found = true
+        eq(vim.fn.sha256(text), b.meta.hash, "the file block hashes the buffer, not the disk")
+      end
+      if b.block_type == "constraints" then
+        ok(b.content:find("MUST_NOT add dependencies", 1, true), "constraint in the constraints block")
+      end
+    end
+    ok(found, "a file block for store.go")
+    local merr, man = call(ctxd.manifest, { bufnr = store_buf })
+    eq(nil, merr, "manifest error")
+    check_shape("ManifestResult", man)
+    local berr, bud = call(ctxd.budget, { bufnr = store_buf })
+    eq(nil, berr, "budget error")
+    check_shape("BudgetResult", bud)
+    eq("", bud.budget_report.bundle_id, "a budget assembles no bundle")
+    local perr, prompt = call(ctxd.render_prompt, { bufnr = store_buf, template_id = "default-diff" })
+    eq(nil, perr, "render_prompt error")
+    check_shape("PromptResult", prompt)
+    eq("default-diff", prompt.prompt.template_id, "template")
+    local verr, report = call(ctxd.verify, { bufnr = store_buf })
+    eq(nil, verr, "verify error")
+    check_shape("Report", report)
+    -- A thread turn: the build records INTENT and DECISION, then the
+    -- model's output is recorded as the turn's EXECUTION.
+    local terr = call(ctxd.build_context, { bufnr = store_buf, intent = "sort by name",
+      thread = { thread_id = "nvim-thread", turn_id = "t1" } })
+    eq(nil, terr, "thread build error")
+    local rerr, rec = call(ctxd.record_execution, { bufnr = store_buf, thread_id = "nvim-thread", turn_id = "t1",
+      output = "--- a/internal/store/store.go\n+++ b/internal/store/store.go\n" })
+    eq(nil, rerr, "record_execution error")
+    check_shape("Recorded", rec)
+    eq("execution:t1", rec.ref_id, "ref_id")
+    local ierr = call(ctxd.build_context, { bufnr = store_buf, colour = "red" })
+    eq("CTXD_INVALID_OPTIONS", ierr and ierr.code, "unknown option")
+    eq(false, ctxd.is_refusal(ierr), "a plugin error is not a refusal")
+  end)
+
+  test("refusal: a .env buffer is refused through vim.notify", function()
+    vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/.env"))
+    local env_buf = vim.api.nvim_get_current_buf()
+    ready_client(env_buf)
+    notes = {}
+    vim.cmd("CtxdBuild")
+    wait_for(20000, function()
+      return #notes_at(vim.log.levels.ERROR) > 0
+    end, "an error notification")
+    local msg = notes_at(vim.log.levels.ERROR)[1]
+    local err = call(ctxd.build_context, { bufnr = env_buf })
+    ok(ctxd.is_refusal(err), "the API gets the refusal")
+    eq("REFUSE_UNSUPPORTED_TARGET", err.code, "code")
+    eq(err.code .. ": " .. err.message .. "\n" .. err.advice, msg, "notification text")
+    ok(results_buf() == nil, "no results window for a refusal")
+    wait_for(10000, function()
+      return ctxd.statusline(env_buf) == "ctxd ✗ REFUSE_UNSUPPORTED_TARGET"
+    end, "the refusal in the statusline (" .. ctxd.statusline(env_buf) .. ")")
+    focus(store_buf)
+  end)
+
+  test("refusal: a namespace left out by .ctxd/config.json", function()
+    vim.cmd("edit " .. vim.fn.fnameescape(ws2 .. "/web/src/api.ts"))
+    local buf = vim.api.nvim_get_current_buf()
+    local c = ready_client(buf)
+    eq(ws2, client.root_dir(c), "second workspace, second root")
+    ok(c.id ~= client.get(store_buf).id, "a second client for the second root")
+    notes = {}
+    vim.cmd("CtxdBuild")
+    wait_for(20000, function()
+      return #notes_at(vim.log.levels.ERROR) > 0
+    end, "an error notification")
+    local msg = notes_at(vim.log.levels.ERROR)[1]
+    ok(msg:find("^context_namespace_denied: web/src/api.ts"), msg)
+    focus(store_buf)
+  end)
+
+  test("ambiguous target: vim.ui.select picks a candidate, the retry builds", function()
+    focus(store_buf)
+    local err = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = { id = "s1", text = "t", target_symbols = { "Item" } } })
+    eq("REFUSE_AMBIGUOUS_TARGET", err and err.code, "without ui the refusal comes back")
+    eq(2, #err.candidates, "candidates")
+    check_shape("Candidate", err.candidates[1])
+    local select = vim.ui.select
+    local offered
+    vim.ui.select = function(items, opts, on_choice)
+      offered = {}
+      for _, it in ipairs(items) do
+        table.insert(offered, opts.format_item(it))
+      end
+      on_choice(items[1], 1)
+    end
+    notes = {}
+    local ok_run, lines = pcall(results, "CtxdBuild plan Item")
+    vim.ui.select = select
+    if not ok_run then
+      error(lines, 0)
+    end
+    eq({ "Item (struct) internal/store/store.go:14", "Item (interface) web/src/api.ts:2" }, offered, "choices")
+    has_line(lines, "- symbols: Item")
+    eq({ { path = "internal/store/store.go", symbol = "Item" } }, ctxd.last_request().arguments[1].user_selected_targets,
+      "the retry sends the choice")
+    eq({}, notes_at(vim.log.levels.ERROR), "no error shown")
+  end)
+
+  test("float option: results in a floating window that q closes", function()
+    focus(store_buf)
+    vim.g.ctxd = vim.tbl_extend("force", vim.g.ctxd, { float = true })
+    local ok_run, lines = pcall(results, "CtxdBudget")
+    vim.g.ctxd = vim.tbl_extend("force", vim.g.ctxd, { float = false })
+    if not ok_run then
+      error(lines, 0)
+    end
+    has_line(lines, "# ctxd budget")
+    local win = vim.api.nvim_get_current_win()
+    eq(results_buf(), vim.api.nvim_win_get_buf(win), "the float is current")
+    eq("editor", vim.api.nvim_win_get_config(win).relative, "floating window")
+    vim.api.nvim_feedkeys("q", "x", false)
+    eq(false, vim.api.nvim_win_is_valid(win), "q closed the float")
+    eq(store_buf, vim.api.nvim_get_current_buf(), "back in the source buffer")
+  end)
+
+  test("auto_attach = false: no client until a command needs one", function()
+    vim.g.ctxd = vim.tbl_extend("force", vim.g.ctxd, { auto_attach = false })
+    vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/web/src/api.ts"))
+    local buf = vim.api.nvim_get_current_buf()
+    vim.g.ctxd = vim.tbl_extend("force", vim.g.ctxd, { auto_attach = true })
+    eq(nil, client.get(buf), "no client attached on open")
+    eq("", ctxd.statusline(buf), "no statusline without a client")
+    local lines = results("CtxdBudget")
+    has_line(lines, "# ctxd budget")
+    eq(client.get(store_buf).id, client.get(buf).id, "the command attached the workspace's client")
+    focus(store_buf)
+  end)
+
+  test(":checkhealth ctxd reports no errors", function()
+    focus(store_buf)
+    vim.cmd("checkhealth ctxd")
+    local buf = vim.api.nvim_get_current_buf()
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    local text = table.concat(lines, "\n")
+    ok(not text:find("ERROR", 1, true), "errors in:\n" .. text)
+    ok(text:find("ctxd version: ctxd", 1, true), "version line in:\n" .. text)
+    ok(text:find("client %d+ attached"), "attachment in:\n" .. text)
+    ok(text:find("the server accepts the configuration", 1, true), "config check in:\n" .. text)
+    vim.cmd("tabclose")
+  end)
+
+  test("lsp/ctxd.lua is a vim.lsp.config table", function()
+    local cfg = dofile(plugin_dir .. "/lsp/ctxd.lua")
+    eq({ "ctxd", "serve", "--stdio" }, cfg.cmd, "cmd")
+    eq(nil, cfg.filetypes, "filetypes: every filetype")
+    eq("table", type(cfg.root_markers), "root_markers")
+    eq(".ctxd", cfg.root_markers[1], "first root marker")
+    eq("function", type(cfg.root_dir), "root_dir")
+    eq("function", type(cfg.on_attach), "on_attach")
+    local got
+    cfg.root_dir(store_buf, function(dir)
+      got = dir
+    end)
+    eq(ws, got, "root_dir of store.go")
+    got = nil
+    cfg.root_dir(vim.api.nvim_create_buf(false, true), function(dir)
+      got = dir
+    end)
+    eq(nil, got, "no root for a scratch buffer")
+  end)
+
+  test("doc/ctxd.txt: :helptags and :help work", function()
+    local doc = tmp .. "/rtp/doc"
+    vim.fn.mkdir(doc, "p")
+    vim.fn.writefile(vim.fn.readfile(plugin_dir .. "/doc/ctxd.txt", "b"), doc .. "/ctxd.txt", "b")
+    vim.cmd("helptags " .. vim.fn.fnameescape(doc))
+    local tags = {}
+    for _, l in ipairs(vim.fn.readfile(doc .. "/tags")) do
+      tags[l:match("^[^\t]+")] = true
+    end
+    for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
+      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-health", "ctxd-refusals", "ctxd.build_context()" }) do
+      ok(tags[t], "tag " .. t)
+    end
+    vim.opt.runtimepath:append(tmp .. "/rtp")
+    vim.cmd("help ctxd-api")
+    ok(vim.api.nvim_buf_get_name(0):match("ctxd%.txt$"), "help opened ctxd.txt")
+    vim.cmd("helpclose")
+  end)
+
+  -- Runner -------------------------------------------------------------------
+
+  local failed = 0
+  local started = uv.hrtime()
+  for i, t in ipairs(tests) do
+    local t0 = uv.hrtime()
+    local success, err = xpcall(t.fn, debug.traceback)
+    local ms = (uv.hrtime() - t0) / 1e6
+    if success then
+      out(string.format("ok %d - %s (%.0f ms)", i, t.name, ms))
+    else
+      failed = failed + 1
+      out(string.format("not ok %d - %s (%.0f ms)\n%s", i, t.name, ms, err))
+    end
+  end
+  out(string.format("%d passed, %d failed in %.1f s on Neovim %s", #tests - failed, failed,
+    (uv.hrtime() - started) / 1e9, tostring(vim.version().major .. "." .. vim.version().minor .. "." .. vim.version().patch)))
+
+  for _, c in ipairs(client.all()) do
+    client.stop(c)
+  end
+  vim.wait(3000, function()
+    return #client.all() == 0
+  end, 20)
+  vim.fn.delete(tmp, "rf")
+  if failed > 0 then
+    vim.cmd("cquit 1")
+  else
+    vim.cmd("qa!")
+  end
+end
+
+local success, err = xpcall(main, debug.traceback)
+if not success then
+  out("not ok - the suite could not run\n" .. tostring(err))
+  vim.cmd("cquit 2")
+end
