@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test run bench secrets-bench fuzz lint
+.PHONY: help build test go-test editors-test generate run bench secrets-bench fuzz lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -16,11 +16,20 @@ help: ## list the targets
 build: ## build bin/ctxd
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: ## everything CI checks: gofmt, vet, race tests
+test: go-test editors-test ## everything CI checks: gofmt, vet, race tests, the generated contract, the editor clients against bin/ctxd
+
+go-test: ## gofmt, go vet and the race tests of every Go package (unit, LSP in-process, e2e on the binary)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+editors-test: build ## the VS Code extension (unit + integration on bin/ctxd, then a .vsix) and the Neovim plugin (headless nvim on bin/ctxd)
+	cd editors/vscode && npm ci --no-audit --no-fund && CTXD_BIN=$(CURDIR)/$(BIN) npm test && npm run package
+	CTXD_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+
+generate: ## regenerate the editor clients' contract from the Go types (go generate)
+	$(GO) generate ./...
 
 run: build ## build, then run ctxd's main job on the example workspace: ctxd build, summarized, then ctxd verify of what it recorded
 	./$(BIN) version

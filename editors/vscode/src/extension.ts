@@ -1,0 +1,52 @@
+// Activation: wires the server session, the commands, the status bar, the
+// results view and the read-only documents, and returns the API for other
+// extensions (api.d.ts).
+
+import * as vscode from "vscode";
+import type { CtxdApi } from "../api";
+import { ServerSession } from "./client";
+import { CommandHandlers } from "./commands";
+import { ResultDocuments } from "./documents";
+import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
+import { BudgetStatusBar } from "./statusBar";
+import { ResultsTreeProvider } from "./treeView";
+
+let session: ServerSession | undefined;
+
+export function activate(context: vscode.ExtensionContext): CtxdApi {
+  const output = vscode.window.createOutputChannel("ctxd", { log: true });
+  const server = new ServerSession(context.extensionPath, output);
+  session = server;
+  const docs = new ResultDocuments();
+  const tree = new ResultsTreeProvider();
+  const handlers = new CommandHandlers(server, docs, tree, output);
+  context.subscriptions.push(
+    output,
+    server,
+    docs,
+    tree,
+    vscode.workspace.registerTextDocumentContentProvider(DocumentScheme, docs),
+    vscode.window.createTreeView(ViewIds.results, { treeDataProvider: tree, showCollapseAll: true }),
+    ...handlers.register(),
+    new BudgetStatusBar(server),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration("ctxd.server")) {
+        const choice = await vscode.window.showInformationMessage("ctxd: the server settings changed; restart the server to apply them.", "Restart Server");
+        if (choice === "Restart Server") {
+          await vscode.commands.executeCommand(ClientCommands.restartServer);
+        }
+      }
+    }),
+  );
+  void server.start();
+  return {
+    buildContext: (request) => server.commands.buildContext(request),
+    budget: (request) => server.commands.budget(request),
+    renderPrompt: (request) => server.commands.renderPrompt(request),
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await session?.stop();
+  session = undefined;
+}

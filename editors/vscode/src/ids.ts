@@ -1,0 +1,40 @@
+// Identifiers the extension registers with VS Code. Pure, so that a unit
+// test can check them against package.json and against the server's
+// command names.
+//
+// The client's command ids live under "ctxd.client.": vscode-languageclient
+// registers every command the server advertises in
+// executeCommandProvider.commands (ctxd.buildContext, ctxd.budget, …) as a
+// VS Code command of the same name (ExecuteCommandFeature), and a second
+// registration of one name fails, so the two sets must never meet.
+
+/** The commands the extension contributes. */
+export const ClientCommands = {
+  buildContextActiveFile: "ctxd.client.buildContextActiveFile",
+  buildContextSelection: "ctxd.client.buildContextSelection",
+  buildContextSymbol: "ctxd.client.buildContextSymbol",
+  showBudget: "ctxd.client.showBudget",
+  showManifest: "ctxd.client.showManifest",
+  copyPrompt: "ctxd.client.copyPrompt",
+  showIndexStatus: "ctxd.client.showIndexStatus",
+  restartServer: "ctxd.client.restartServer",
+  showOutput: "ctxd.client.showOutput",
+  openBundle: "ctxd.client.openBundle",
+  /** Internal: the results view's click on a block (path, ranges). */
+  openBlock: "ctxd.client.openBlock",
+} as const;
+
+/** Commands that only make sense from the UI that passes their arguments. */
+export const InternalCommands: readonly string[] = [ClientCommands.openBlock];
+
+/** The view container and view of the results tree. */
+export const ViewIds = {
+  container: "ctxd",
+  results: "ctxd.results",
+} as const;
+
+/** The URI scheme of the extension's read-only documents. */
+export const DocumentScheme = "ctxd";
+
+/** The language client's id: also the prefix of its `ctxd.trace.server` setting. */
+export const ClientId = "ctxd";

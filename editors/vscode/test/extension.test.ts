@@ -1,0 +1,226 @@
+// The whole extension (activation, vscode-languageclient, commands, status
+// bar, results view, API) against the real ctxd, with test/fakeVscode.ts in
+// place of the `vscode` module since VS Code cannot run here. This checks
+// the wiring the unit tests cannot: that the client starts the binary the
+// settings name, that the contributed commands do not collide with the
+// server's, and that what the user would see is what ctxd answered.
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import Module from "node:module";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { CtxdApi } from "../api";
+import { Commands } from "../src/contract.gen";
+import { ClientCommands, ViewIds } from "../src/ids";
+import type { TreeNode } from "../src/tree";
+import * as fake from "./fakeVscode";
+import { copyWorkspace, exampleWorkspace, extensionRoot, fileUri, requireBinary } from "./harness";
+
+// Route `require("vscode")` (the extension's and vscode-languageclient's)
+// to the fake: a module registered in the require cache under a name no
+// file has.
+const fakeId = path.join(__dirname, "vscode (fake).js");
+const fakeModule = new Module(fakeId);
+fakeModule.filename = fakeId;
+fakeModule.loaded = true;
+fakeModule.exports = fake.vscodeModule(fake);
+require.cache[fakeId] = fakeModule;
+const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+const resolve = loader._resolveFilename;
+loader._resolveFilename = function (request: string, ...rest: unknown[]): string {
+  return request === "vscode" ? fakeId : resolve.call(this, request, ...rest);
+};
+
+interface Extension {
+  activate(context: { extensionPath: string; subscriptions: { dispose(): unknown }[] }): CtxdApi;
+  deactivate(): Promise<void>;
+}
+
+/** Waits until a condition holds (the server answers asynchronously); fails with `what` after a generous bound. */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (condition()) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+const legacyStore = "package legacy\n\n// Store keeps names.\ntype Store struct{ names []string }\n\n// List returns the names.\nfunc (s *Store) List() []string { return s.names }\n";
+
+describe("the extension in a fake VS Code, against the real ctxd", { timeout: 120_000 }, () => {
+  let workspace = "";
+  let ext: Extension;
+  let api: CtxdApi;
+  const subscriptions: { dispose(): unknown }[] = [];
+  let store: fake.FakeDocument;
+  const status = () => fake.recorded.statusItems[fake.recorded.statusItems.length - 1];
+  const treeRoots = (): TreeNode[] => fake.recorded.trees.get(ViewIds.results).getChildren();
+
+  before(async () => {
+    const bin = requireBinary();
+    workspace = copyWorkspace(exampleWorkspace());
+    fs.mkdirSync(path.join(workspace, "internal", "legacy"), { recursive: true });
+    fs.writeFileSync(path.join(workspace, "internal", "legacy", "store.go"), legacyStore);
+    fake.workspace.workspaceFolders = [{ uri: fake.Uri.file(workspace), name: "example", index: 0 }];
+    fake.settings.set("ctxd.server.path", bin);
+    fake.settings.set("ctxd.server.extraArgs", ["--cache-dir", "off", "--log-level", "warn"]);
+    const storePath = path.join(workspace, "internal", "store", "store.go");
+    store = new fake.FakeDocument(fake.Uri.file(storePath), "go", fs.readFileSync(storePath, "utf8"));
+    fake.openDocument(store);
+    fake.setActiveEditor(store);
+    ext = require("../src/extension") as Extension;
+    api = ext.activate({ extensionPath: extensionRoot, subscriptions });
+    await until("the status bar budget", () => /tokens$/.test(status()?.text ?? ""));
+  });
+
+  after(async () => {
+    await ext?.deactivate();
+    subscriptions.forEach((s) => s.dispose());
+    if (workspace !== "") {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("starts ctxd from ctxd.server.path and registers its commands next to the server's", () => {
+    const registered = fake.registeredCommands();
+    for (const id of [...Object.values(ClientCommands), ...Object.values(Commands)]) {
+      assert.ok(registered.includes(id), `${id} is registered`);
+    }
+    const log = fake.outputChannels[0].lines.join("\n");
+    assert.match(log, /starting .*ctxd \(found by setting\): ctxd /);
+    assert.match(log, /ctxd is running; position encoding utf-16/);
+  });
+
+  it("the status bar shows the file's budget and opens Show Budget", () => {
+    const item = status();
+    assert.match(item.text, /^\$\(pass\) [\d,]+\/124,000 tokens$/);
+    assert.equal(item.backgroundColor, undefined);
+    assert.equal(item.command, ClientCommands.showBudget);
+    assert.match(item.tooltip.value, /^\*\*ctxd budget\*\* of the file: `ok`/);
+    assert.equal(item.visible, true);
+  });
+
+  it("follows the selection and the edits", async () => {
+    const before = status().text;
+    const line = store.getText().split("\n").findIndex((l) => l.includes("sort.Slice"));
+    fake.setSelection(new fake.Selection(line, 1, line, 20));
+    await until("the selection's budget", () => /of the selection/.test(status().tooltip?.value ?? ""));
+    fake.setSelection(new fake.Selection(0, 0, 0, 0));
+    await until("the file's budget again", () => status().text === before);
+    fake.editDocument(store, store.getText() + "\n// Count returns the number of items in the store, which a longer comment makes costlier.\n");
+    await until("the edited file's budget", () => status().text !== before && /tokens$/.test(status().text));
+  });
+
+  it("a warning background for a model whose soft limit is exceeded", async () => {
+    const tokens = Number(/ ([\d,]+)\//.exec(status().text)![1]!.replace(/,/g, ""));
+    fake.settings.set("ctxd.model.maxInputTokens", tokens + 60);
+    fake.settings.set("ctxd.model.responseTokenReserve", 10);
+    fake.settings.set("ctxd.model.softLimitPct", 50);
+    fake.setActiveEditor(store);
+    await until("the warning", () => status().text.startsWith("$(warning)"));
+    assert.equal(status().backgroundColor?.id, "statusBarItem.warningBackground");
+    for (const key of ["ctxd.model.maxInputTokens", "ctxd.model.responseTokenReserve", "ctxd.model.softLimitPct"]) {
+      fake.settings.delete(key);
+    }
+    fake.setActiveEditor(store);
+    await until("ok again", () => status().text.startsWith("$(pass)"));
+  });
+
+  it("Build Context for Active File fills the results view and the bundle document", async () => {
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    const labels = treeRoots().map((n) => n.label);
+    assert.ok(labels.includes("P0") && labels.includes("Excluded") && labels.includes("Redactions"), labels.join(", "));
+    const last = fake.recorded.messages[fake.recorded.messages.length - 1]!;
+    assert.match(last.message, /^ctxd built \d+ blocks: [\d,]+\/124,000 tokens, within the soft limit\.$/);
+    const bundle = fake.recorded.contentProviders.get("ctxd").provideTextDocumentContent(fake.Uri.from({ scheme: "ctxd", path: "/bundle.md" }));
+    assert.match(bundle, /^# ctxd context bundle\n/);
+    assert.ok(bundle.includes("// Count returns the number of items"), "the unsaved buffer is what was built");
+  });
+
+  it("a block opens its file", async () => {
+    const p0 = treeRoots().find((n) => n.label === "P0")!;
+    const file = p0.children.find((n) => n.open !== undefined)!;
+    const item = fake.recorded.trees.get(ViewIds.results).getTreeItem(file);
+    assert.equal(item.command.command, ClientCommands.openBlock);
+    await fake.commands.executeCommand(item.command.command, ...item.command.arguments);
+    assert.equal(fake.recorded.shownDocuments[fake.recorded.shownDocuments.length - 1], fileUri(path.join(workspace, "internal", "store", "store.go")));
+  });
+
+  it("Copy Prompt copies the rendered prompt", async () => {
+    await fake.commands.executeCommand(ClientCommands.copyPrompt);
+    assert.match(fake.recorded.clipboard, /internal\/store\/store\.go/);
+    assert.match(fake.recorded.clipboard, /Write the unified diff\.\n$/);
+    assert.match(fake.recorded.messages[fake.recorded.messages.length - 1]!.message, /^ctxd copied the prompt \(default-diff, /);
+  });
+
+  it("Show Budget, Show Manifest and Show Index Status open read-only documents", async () => {
+    await fake.commands.executeCommand(ClientCommands.showBudget);
+    await fake.commands.executeCommand(ClientCommands.showManifest);
+    await fake.commands.executeCommand(ClientCommands.showIndexStatus);
+    assert.deepEqual(fake.recorded.shownDocuments.slice(-3), ["ctxd:/budget.md", "ctxd:/manifest.md", "ctxd:/index-status.md"]);
+  });
+
+  it("a refusal: the notification, its details, and a red status bar", async () => {
+    const envPath = path.join(workspace, ".env");
+    const env = new fake.FakeDocument(fake.Uri.file(envPath), "dotenv", fs.readFileSync(envPath, "utf8"));
+    fake.openDocument(env);
+    fake.answers.message = (message, actions) => (message.startsWith("ctxd refused") ? actions[0] : undefined);
+    fake.setActiveEditor(env);
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    const refusal = fake.recorded.messages.find((m) => m.message.startsWith("ctxd refused (REFUSE_UNSUPPORTED_TARGET): "));
+    assert.ok(refusal, "the refusal was shown");
+    assert.deepEqual(refusal.actions, ["Show details"]);
+    assert.equal(fake.recorded.shownDocuments[fake.recorded.shownDocuments.length - 1], "ctxd:/refusal-REFUSE_UNSUPPORTED_TARGET.json");
+    await until("the refusal in the status bar", () => status().text === "$(error) ctxd: REFUSE_UNSUPPORTED_TARGET");
+    assert.equal(status().backgroundColor?.id, "statusBarItem.errorBackground");
+    fake.answers.message = () => undefined;
+    fake.setActiveEditor(store);
+  });
+
+  it("an ambiguous symbol: the quick pick, then the retry", async () => {
+    fake.answers.inputBox = () => "List";
+    let offered: string[] = [];
+    fake.answers.quickPick = (items) => {
+      offered = items.map((i: { description: string }) => i.description);
+      return items[0];
+    };
+    await fake.commands.executeCommand(ClientCommands.buildContextSymbol);
+    assert.deepEqual(offered, ["internal/legacy/store.go:7", "internal/store/store.go:50"]);
+    const p0 = treeRoots().find((n) => n.label === "P0")!;
+    assert.ok(p0.children.some((n) => n.label === "file internal/legacy/store.go"), "the chosen definition is the target");
+  });
+
+  it("the API for other extensions", async () => {
+    const result = await api.budget({ purpose: "diff", active_file: store.uri.toString() });
+    assert.equal(result.budget_report?.decision, "ok");
+    await assert.rejects(api.buildContext({ purpose: "diff", active_file: fileUri(path.join(workspace, ".env")) }), (err: Error & { refusal?: { code: string } }) => {
+      assert.equal(err.name, "CtxdRefusalError");
+      assert.equal(err.refusal?.code, "REFUSE_UNSUPPORTED_TARGET");
+      return true;
+    });
+  });
+
+  it("Restart Server starts it again", async () => {
+    await fake.commands.executeCommand(ClientCommands.restartServer);
+    fake.setActiveEditor(store);
+    await until("the budget after the restart", () => /tokens$/.test(status().text));
+    const log = fake.outputChannels[0].lines.join("\n");
+    assert.equal(log.match(/ctxd is running/g)?.length, 2);
+  });
+
+  it("a missing binary is reported with Open Settings and Show Output", async () => {
+    await ext.deactivate();
+    subscriptions.splice(0).forEach((s) => s.dispose());
+    fake.settings.set("ctxd.server.path", path.join(workspace, "no-such-ctxd"));
+    ext.activate({ extensionPath: extensionRoot, subscriptions });
+    await until("the error", () => fake.recorded.messages.some((m) => m.message.startsWith("ctxd could not start: ")));
+    const shown = fake.recorded.messages.find((m) => m.message.startsWith("ctxd could not start: "))!;
+    assert.match(shown.message, /ctxd.server.path is set to ".*no-such-ctxd", but .* is not a file/);
+    assert.deepEqual(shown.actions, ["Open Settings", "Show Output"]);
+    await until("the stopped status", () => status().text === "$(circle-slash) ctxd");
+    assert.equal(status().command, ClientCommands.showOutput);
+  });
+});

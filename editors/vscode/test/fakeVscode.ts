@@ -1,0 +1,518 @@
+// A stand-in for the `vscode` module, just large enough to activate the
+// extension and run vscode-languageclient against the real ctxd in plain
+// node (VS Code itself cannot run in the test environment). It records what
+// the extension shows (messages, status bar, clipboard, documents) so that
+// test/extension.test.ts can assert on it. Members the extension and the
+// client never call are generic stubs: an unknown class is an empty class,
+// an unknown namespace function returns a disposable.
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+import * as path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+type Listener<T> = (e: T) => unknown;
+
+export class Disposable {
+  constructor(private readonly fn: () => unknown = () => undefined) {}
+  static from(...items: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => items.forEach((i) => i?.dispose()));
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  readonly event = (listener: Listener<T>, thisArg?: unknown, disposables?: Disposable[]): Disposable => {
+    const bound = thisArg ? listener.bind(thisArg) : listener;
+    this.listeners.push(bound);
+    const d = new Disposable(() => {
+      this.listeners = this.listeners.filter((l) => l !== bound);
+    });
+    disposables?.push(d);
+    return d;
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) {
+      l(e);
+    }
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly authority: string,
+    readonly path: string,
+    readonly query: string,
+    readonly fragment: string,
+  ) {}
+  static parse(value: string): Uri {
+    const u = new URL(value);
+    return new Uri(u.protocol.replace(/:$/, ""), u.host, decodeURIComponent(u.pathname), u.search.replace(/^\?/, ""), u.hash.replace(/^#/, ""));
+  }
+  static file(p: string): Uri {
+    return new Uri("file", "", pathToFileURL(p).pathname.split("/").map(decodeURIComponent).join("/"), "", "");
+  }
+  static from(c: { scheme: string; authority?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme, c.authority ?? "", c.path ?? "", c.query ?? "", c.fragment ?? "");
+  }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, base.authority, path.posix.join(base.path, ...segments), "", "");
+  }
+  get fsPath(): string {
+    return this.scheme === "file" ? fileURLToPath(this.toString()) : this.path;
+  }
+  with(change: { scheme?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(change.scheme ?? this.scheme, this.authority, change.path ?? this.path, change.query ?? this.query, change.fragment ?? this.fragment);
+  }
+  toString(): string {
+    if (this.scheme === "file") {
+      return pathToFileURL(this.path).href;
+    }
+    return `${this.scheme}:${this.authority ? "//" + this.authority : ""}${this.path}`;
+  }
+  toJSON(): unknown {
+    return { scheme: this.scheme, path: this.path };
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+  isEqual(o: Position): boolean {
+    return o.line === this.line && o.character === this.character;
+  }
+  isBefore(o: Position): boolean {
+    return this.line < o.line || (this.line === o.line && this.character < o.character);
+  }
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(a: Position | number, b: Position | number, c?: number, d?: number) {
+    if (typeof a === "number") {
+      this.start = new Position(a, b as number);
+      this.end = new Position(c!, d!);
+    } else {
+      this.start = a;
+      this.end = b as Position;
+    }
+  }
+  get isEmpty(): boolean {
+    return this.start.isEqual(this.end);
+  }
+}
+
+export class Selection extends Range {
+  get anchor(): Position {
+    return this.start;
+  }
+  get active(): Position {
+    return this.end;
+  }
+}
+
+export class CancellationError extends Error {
+  constructor() {
+    super("Canceled");
+    this.name = "Canceled";
+  }
+}
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  private cancelled = false;
+  readonly token: { readonly isCancellationRequested: boolean; onCancellationRequested: EventEmitter<void>["event"] };
+  constructor() {
+    const isCancelled = () => this.cancelled;
+    this.token = {
+      get isCancellationRequested(): boolean {
+        return isCancelled();
+      },
+      onCancellationRequested: this.emitter.event,
+    };
+  }
+  cancel(): void {
+    if (!this.cancelled) {
+      this.cancelled = true;
+      this.emitter.fire();
+    }
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+export class MarkdownString {
+  constructor(public value = "") {}
+}
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  command?: { command: string; arguments?: unknown[] };
+  contextValue?: string;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState = 0,
+  ) {}
+}
+
+export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 };
+export const StatusBarAlignment = { Left: 1, Right: 2 };
+export const ViewColumn = { Active: -1, Beside: -2, One: 1 };
+export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
+export const TextEditorRevealType = { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 };
+export const version = "1.85.0";
+
+/** A text document over a string; `setText` changes it as an edit would. */
+export class FakeDocument {
+  version = 1;
+  isClosed = false;
+  isDirty = false;
+  isUntitled = false;
+  eol = 1;
+  constructor(
+    readonly uri: Uri,
+    readonly languageId: string,
+    private text: string,
+  ) {}
+  get fileName(): string {
+    return this.uri.fsPath;
+  }
+  private lines(): string[] {
+    return this.text.split(/\r?\n/);
+  }
+  get lineCount(): number {
+    return this.lines().length;
+  }
+  getText(range?: Range): string {
+    if (!range) {
+      return this.text;
+    }
+    return this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end));
+  }
+  lineAt(n: number | Position): { text: string; range: Range; lineNumber: number } {
+    const line = typeof n === "number" ? n : n.line;
+    const text = this.lines()[line] ?? "";
+    return { text, range: new Range(line, 0, line, text.length), lineNumber: line };
+  }
+  offsetAt(p: Position): number {
+    const lines = this.lines();
+    let offset = 0;
+    for (let i = 0; i < p.line && i < lines.length; i++) {
+      offset += lines[i]!.length + 1;
+    }
+    return offset + p.character;
+  }
+  positionAt(offset: number): Position {
+    const before = this.text.slice(0, offset).split("\n");
+    return new Position(before.length - 1, before[before.length - 1]!.length);
+  }
+  getWordRangeAtPosition(p: Position): Range | undefined {
+    const text = this.lineAt(p.line).text;
+    let s = p.character;
+    let e = p.character;
+    while (s > 0 && /\w/.test(text[s - 1]!)) s--;
+    while (e < text.length && /\w/.test(text[e]!)) e++;
+    return s === e ? undefined : new Range(p.line, s, p.line, e);
+  }
+  save(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+  setText(text: string): void {
+    this.text = text;
+    this.version++;
+  }
+}
+
+/** What the extension did, for assertions. */
+export const recorded = {
+  messages: [] as { level: "info" | "warning" | "error"; message: string; actions: string[] }[],
+  clipboard: "",
+  statusItems: [] as any[],
+  trees: new Map<string, any>(),
+  shownDocuments: [] as string[],
+  contentProviders: new Map<string, any>(),
+  executed: [] as { command: string; args: unknown[] }[],
+};
+
+/** Answers the extension's prompts: a function per message returns the action to click. */
+export const answers = {
+  message: (_message: string, _actions: string[]): string | undefined => undefined,
+  quickPick: (items: any[]): any => items[0],
+  inputBox: (value: string | undefined): string | undefined => value,
+};
+
+/** Settings by full key ("ctxd.server.path"). */
+export const settings = new Map<string, unknown>();
+
+const commandHandlers = new Map<string, (...args: any[]) => any>();
+const events = {
+  activeEditor: new EventEmitter<any>(),
+  selection: new EventEmitter<any>(),
+  change: new EventEmitter<any>(),
+  open: new EventEmitter<any>(),
+  close: new EventEmitter<any>(),
+  configuration: new EventEmitter<any>(),
+};
+const openDocuments: FakeDocument[] = [];
+
+function stubNamespace(base: Record<string, unknown>): any {
+  return new Proxy(base, {
+    get(target, prop) {
+      if (prop in target) {
+        return target[prop as string];
+      }
+      if (typeof prop === "string" && prop.startsWith("on")) {
+        return () => new Disposable();
+      }
+      return () => new Disposable();
+    },
+  });
+}
+
+export const commands = stubNamespace({
+  registerCommand(id: string, handler: (...args: any[]) => any): Disposable {
+    if (commandHandlers.has(id)) {
+      throw new Error(`command '${id}' already exists`);
+    }
+    commandHandlers.set(id, handler);
+    return new Disposable(() => commandHandlers.delete(id));
+  },
+  async executeCommand(id: string, ...args: unknown[]): Promise<unknown> {
+    recorded.executed.push({ command: id, args });
+    const handler = commandHandlers.get(id);
+    return handler ? handler(...args) : undefined;
+  },
+  getCommands: async () => [...commandHandlers.keys()],
+});
+
+/** The registered command ids. */
+export function registeredCommands(): string[] {
+  return [...commandHandlers.keys()].sort();
+}
+
+function outputChannel(name: string): any {
+  const lines: string[] = [];
+  const log = (level: string) => (message: string) => lines.push(`[${level}] ${message}`);
+  return {
+    name,
+    lines,
+    logLevel: 2,
+    onDidChangeLogLevel: () => new Disposable(),
+    append: (v: string) => lines.push(v),
+    appendLine: (v: string) => lines.push(v),
+    replace: () => undefined,
+    clear: () => undefined,
+    show: () => undefined,
+    hide: () => undefined,
+    dispose: () => undefined,
+    trace: log("trace"),
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+  };
+}
+
+export const outputChannels: any[] = [];
+
+function message(level: "info" | "warning" | "error") {
+  return async (text: string, ...rest: unknown[]) => {
+    const actions = rest.filter((a): a is string => typeof a === "string");
+    recorded.messages.push({ level, message: text, actions });
+    return answers.message(text, actions);
+  };
+}
+
+export const window = stubNamespace({
+  activeTextEditor: undefined as any,
+  visibleTextEditors: [] as any[],
+  tabGroups: { all: [], onDidChangeTabs: () => new Disposable(), onDidChangeTabGroups: () => new Disposable() },
+  onDidChangeActiveTextEditor: events.activeEditor.event,
+  onDidChangeTextEditorSelection: events.selection.event,
+  onDidChangeVisibleTextEditors: () => new Disposable(),
+  createOutputChannel(name: string): any {
+    const channel = outputChannel(name);
+    outputChannels.push(channel);
+    return channel;
+  },
+  createStatusBarItem(id: string): any {
+    const item = { id, text: "", tooltip: undefined, backgroundColor: undefined, command: undefined, name: "", visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
+    recorded.statusItems.push(item);
+    return item;
+  },
+  createTreeView(id: string, options: { treeDataProvider: any }): any {
+    recorded.trees.set(id, options.treeDataProvider);
+    return { dispose() {}, reveal: async () => undefined, onDidChangeVisibility: () => new Disposable() };
+  },
+  showInformationMessage: message("info"),
+  showWarningMessage: message("warning"),
+  showErrorMessage: message("error"),
+  async showQuickPick(items: any[]): Promise<any> {
+    return answers.quickPick(await items);
+  },
+  async showInputBox(options: { value?: string }): Promise<string | undefined> {
+    return answers.inputBox(options.value);
+  },
+  async withProgress(_options: unknown, task: (progress: unknown, token: unknown) => Promise<unknown>): Promise<unknown> {
+    const s = new CancellationTokenSource();
+    return task({ report: () => undefined }, s.token);
+  },
+  async showTextDocument(doc: FakeDocument): Promise<any> {
+    recorded.shownDocuments.push(doc.uri.toString());
+    return { document: doc, selection: new Selection(0, 0, 0, 0), revealRange: () => undefined };
+  },
+});
+
+export const workspace = stubNamespace({
+  workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+  get textDocuments(): FakeDocument[] {
+    return openDocuments;
+  },
+  onDidOpenTextDocument: events.open.event,
+  onDidCloseTextDocument: events.close.event,
+  onDidChangeTextDocument: events.change.event,
+  onDidChangeConfiguration: events.configuration.event,
+  getConfiguration(section?: string): any {
+    return {
+      get<T>(key: string, fallback?: T): T | undefined {
+        const full = section ? `${section}.${key}` : key;
+        return settings.has(full) ? (settings.get(full) as T) : fallback;
+      },
+      has: (key: string) => settings.has(section ? `${section}.${key}` : key),
+      update: async () => undefined,
+    };
+  },
+  getWorkspaceFolder(uri: Uri): any {
+    return workspace.workspaceFolders?.find((f: { uri: Uri }) => uri.path.startsWith(f.uri.path + "/"));
+  },
+  asRelativePath(uri: Uri): string {
+    const folder = workspace.getWorkspaceFolder(uri);
+    return folder ? path.posix.relative(folder.uri.path, uri.path) : uri.path;
+  },
+  registerTextDocumentContentProvider(scheme: string, provider: any): Disposable {
+    recorded.contentProviders.set(scheme, provider);
+    return new Disposable();
+  },
+  async openTextDocument(uri: Uri): Promise<FakeDocument> {
+    const open = openDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (open) {
+      return open;
+    }
+    const provider = recorded.contentProviders.get(uri.scheme);
+    const text = provider ? await provider.provideTextDocumentContent(uri) : (await import("node:fs")).readFileSync(uri.fsPath, "utf8");
+    return new FakeDocument(uri, uri.path.endsWith(".md") ? "markdown" : uri.path.endsWith(".json") ? "json" : "plaintext", text);
+  },
+  createFileSystemWatcher(): any {
+    return { onDidCreate: () => new Disposable(), onDidChange: () => new Disposable(), onDidDelete: () => new Disposable(), dispose() {} };
+  },
+});
+
+export const languages = stubNamespace({
+  match(selector: any, doc: FakeDocument): number {
+    const filters = Array.isArray(selector) ? selector : [selector];
+    return filters.some((f: any) => (typeof f === "string" ? f === doc.languageId : (!f.scheme || f.scheme === doc.uri.scheme) && (!f.language || f.language === doc.languageId)))
+      ? 10
+      : 0;
+  },
+  createDiagnosticCollection(): any {
+    return { set() {}, delete() {}, clear() {}, dispose() {}, forEach() {} };
+  },
+});
+
+export const env = stubNamespace({
+  language: "en",
+  appName: "Visual Studio Code",
+  machineId: "test",
+  sessionId: "test",
+  clipboard: {
+    async writeText(text: string): Promise<void> {
+      recorded.clipboard = text;
+    },
+    async readText(): Promise<string> {
+      return recorded.clipboard;
+    },
+  },
+});
+
+export const extensions = stubNamespace({ all: [] });
+
+/** Opens a document, as VS Code does when a file is shown. */
+export function openDocument(doc: FakeDocument): void {
+  openDocuments.push(doc);
+  events.open.fire(doc);
+}
+
+/** Makes an editor of a document the active one, with a selection. */
+export function setActiveEditor(doc: FakeDocument | undefined, selection = new Selection(0, 0, 0, 0)): void {
+  const editor = doc ? { document: doc, selection, selections: [selection], revealRange: () => undefined, visibleRanges: [] } : undefined;
+  window.activeTextEditor = editor;
+  events.activeEditor.fire(editor);
+}
+
+/** Changes the active editor's selection. */
+export function setSelection(selection: Selection): void {
+  const editor = window.activeTextEditor;
+  editor.selection = selection;
+  editor.selections = [selection];
+  events.selection.fire({ textEditor: editor, selections: [selection] });
+}
+
+/** Replaces a document's text and reports the change as an edit. */
+export function editDocument(doc: FakeDocument, text: string): void {
+  const old = doc.getText();
+  doc.setText(text);
+  const end = new FakeDocument(doc.uri, doc.languageId, old).positionAt(old.length);
+  events.change.fire({ document: doc, contentChanges: [{ range: new Range(new Position(0, 0), end), rangeOffset: 0, rangeLength: old.length, text }], reason: undefined });
+}
+
+/** Classes the client only extends or instantiates, never inspects here. */
+const genericClasses = new Map<string, unknown>();
+
+/**
+ * The module object `require("vscode")` returns: this module's exports,
+ * plus an empty class for any other capitalized name (vscode-languageclient
+ * extends CodeLens, Diagnostic, … when it loads) and a stub namespace for
+ * any other lowercase one.
+ */
+export function vscodeModule(exports: object): unknown {
+  return new Proxy(exports as Record<string, unknown>, {
+    get(target, prop) {
+      if (prop in target) {
+        return target[prop as string];
+      }
+      if (typeof prop === "string" && /^[A-Z]/.test(prop)) {
+        if (!genericClasses.has(prop)) {
+          genericClasses.set(
+            prop,
+            class {
+              constructor(...args: unknown[]) {
+                Object.assign(this, { args });
+              }
+            },
+          );
+        }
+        return genericClasses.get(prop);
+      }
+      return stubNamespace({});
+    },
+  });
+}
