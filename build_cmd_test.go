@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -191,7 +193,7 @@ func TestBuildJSON(t *testing.T) {
 // target: .env is excluded by its deny rule and the other target is
 // built.
 func TestBuildExample(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "build", "--root", "testdata/example", "--cache-dir", "off", "--format", "json",
+	code, stdout, stderr := runCLI(t, "build", "--root", exampleCopy(t), "--cache-dir", "off", "--format", "json",
 		"--purpose", "diff", "--target", "internal/store/store.go", "--target", ".env", "--symbol", "Store.List",
 		"--intent", "return the items sorted by name")
 	if code != exitOK {
@@ -433,4 +435,21 @@ func TestLongestRun(t *testing.T) {
 			t.Errorf("longestRun(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// exampleCopy copies testdata/example (with its committed .ctxd/config.json,
+// without state a build recorded there) into a temporary directory: a
+// build records under .ctxd/, and tests never write into testdata.
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "example")
+	if err := os.CopyFS(dst, os.DirFS("testdata/example")); err != nil {
+		t.Fatal(err)
+	}
+	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
+		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }
