@@ -18,6 +18,24 @@ local function list(v)
   return v
 end
 
+-- sorted_counts turns a {name = count} table into "name count" strings
+-- sorted by name (map order must not reach the output).
+local function sorted_counts(map)
+  local out = {}
+  if type(map) ~= "table" then
+    return out
+  end
+  local keys = {}
+  for k in pairs(map) do
+    table.insert(keys, k)
+  end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    table.insert(out, k .. " " .. str(map[k]))
+  end
+  return out
+end
+
 -- cell makes a value safe inside a Markdown table cell.
 local function cell(v)
   local s = str(v):gsub("[\r\n]+", " "):gsub("|", "\\|")
@@ -331,29 +349,9 @@ function M.index_status(result)
     end
     table.insert(out, string.format("- files: %s (%s bytes), symbols: %s, parse errors: %s, open: %s",
       str(r.files), str(r.bytes), str(r.symbols), str(r.parse_errors), str(r.open_files)))
-    local langs = {}
-    if type(r.files_by_language) == "table" then
-      local keys = {}
-      for k in pairs(r.files_by_language) do
-        table.insert(keys, k)
-      end
-      table.sort(keys)
-      for _, k in ipairs(keys) do
-        table.insert(langs, k .. " " .. str(r.files_by_language[k]))
-      end
-    end
+    local langs = sorted_counts(r.files_by_language)
     table.insert(out, "- languages: " .. (#langs > 0 and table.concat(langs, ", ") or "none"))
-    local skipped = {}
-    if type(r.skipped_by_reason) == "table" then
-      local keys = {}
-      for k in pairs(r.skipped_by_reason) do
-        table.insert(keys, k)
-      end
-      table.sort(keys)
-      for _, k in ipairs(keys) do
-        table.insert(skipped, k .. " " .. str(r.skipped_by_reason[k]))
-      end
-    end
+    local skipped = sorted_counts(r.skipped_by_reason)
     table.insert(out, "- skipped: " .. str(r.skipped) .. (#skipped > 0 and (" (" .. table.concat(skipped, ", ") .. ")") or ""))
     local files = list(r.skipped_files)
     if #files > 0 then
