@@ -180,15 +180,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.purpose == "" {
 		return fail(exitUsage, "--purpose is required (intent, plan or diff)")
 	}
-	dir, err := filepath.Abs(*root)
-	if err == nil {
-		var info os.FileInfo
-		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
-			err = errors.New("not a directory")
-		}
-	}
+	dir, err := rootDir(*root)
 	if err != nil {
-		return fail(exitUsage, "--root %s: %v", *root, err)
+		return fail(exitUsage, "%v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -258,14 +252,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &refusal):
 		logger.Info("build refused", "code", refusal.Code, "elapsed", time.Since(start))
-		if err := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); err != nil {
-			return fail(exitInternal, "writing the refusal: %v", err)
-		}
-		fmt.Fprintf(stderr, "ctxd build: refused: %s: %s\n", refusal.Code, oneLine(refusal.Message))
-		if refusal.Advice != "" {
-			fmt.Fprintf(stderr, "  advice: %s\n", oneLine(refusal.Advice))
-		}
-		return exitRefused
+		return printRefusal("build", refusal, stdout, stderr)
 	case errors.Is(err, contextbuilder.ErrInvalidRequest):
 		return fail(exitUsage, "%v", err)
 	case err != nil:
@@ -330,4 +317,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// printRefusal prints a refusal as the CLI's commands do: {"refusal": …}
+// on stdout for programs, the code, message and advice on stderr for
+// people. It returns the exit code (3, or 1 when stdout fails).
+func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stderr io.Writer) int {
+	if err := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); err != nil {
+		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
+		return exitInternal
+	}
+	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, oneLine(refusal.Message))
+	if refusal.Advice != "" {
+		fmt.Fprintf(stderr, "  advice: %s\n", oneLine(refusal.Advice))
+	}
+	return exitRefused
 }

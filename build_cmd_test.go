@@ -74,13 +74,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestBuildUsage(t *testing.T) {
 	dir := indextest.WriteTree(t, buildWorkspace)
 	base := []string{"build", "--root", dir, "--cache-dir", "off"}
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout string
-		wantStderr string
-	}{
+	tests := []cliCase{
 		{name: "help", args: []string{"build", "--help"}, wantStdout: "-purpose"},
 		{name: "help lists index flags", args: []string{"help", "build"}, wantStdout: "-cache-dir"},
 		{name: "unknown flag", args: append(base, "--purpose", "plan", "--nope"), wantCode: 2, wantStderr: "-nope"},
@@ -99,23 +93,7 @@ func TestBuildUsage(t *testing.T) {
 		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "response_token_reserve"},
 		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "soft_limit_threshold_pct"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tt.args...)
-			if code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr)
-			}
-			if !strings.Contains(stdout, tt.wantStdout) {
-				t.Errorf("stdout %q does not contain %q", stdout, tt.wantStdout)
-			}
-			if !strings.Contains(stderr, tt.wantStderr) {
-				t.Errorf("stderr %q does not contain %q", stderr, tt.wantStderr)
-			}
-			if tt.wantCode == exitUsage && stdout != "" {
-				t.Errorf("a usage error wrote to stdout: %q", stdout)
-			}
-		})
-	}
+	runCLICases(t, tests)
 }
 
 // decodeResult decodes --format json output strictly and validates it

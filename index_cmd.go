@@ -51,15 +51,9 @@ func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ctxd index: --root is required")
 		return exitUsage
 	}
-	dir, err := filepath.Abs(*root)
-	if err == nil {
-		var info os.FileInfo
-		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
-			err = fmt.Errorf("not a directory")
-		}
-	}
+	dir, err := rootDir(*root)
 	if err != nil {
-		fmt.Fprintf(stderr, "ctxd index: --root %s: %v\n", *root, err)
+		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
 		return exitUsage
 	}
 	logger, closeLog, err := newLogger(*level, "", stderr)

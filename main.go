@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -293,4 +294,20 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type trackWriter struct {
 	w     io.Writer
 	wrote bool
+}
+
+// rootDir resolves a --root flag to an absolute directory; the error
+// names the flag and says what is wrong.
+func rootDir(root string) (string, error) {
+	dir, err := filepath.Abs(root)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
+			err = errors.New("not a directory")
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("--root %s: %w", root, err)
+	}
+	return dir, nil
 }

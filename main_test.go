@@ -8,14 +8,41 @@ import (
 	"testing"
 )
 
+// cliCase is one invocation of the CLI and what it must print
+// (substrings; "" matches anything).
+type cliCase struct {
+	name       string
+	args       []string
+	wantCode   int
+	wantStdout string
+	wantStderr string
+}
+
+// runCLICases runs each case through runCLI. A usage error (exit 2) must
+// print nothing on stdout, which programs read (--format json, --json).
+func runCLICases(t *testing.T, tests []cliCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stdout, tt.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout, tt.wantStdout)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tt.wantStderr)
+			}
+			if tt.wantCode == exitUsage && stdout != "" {
+				t.Errorf("a usage error wrote to stdout: %q", stdout)
+			}
+		})
+	}
+}
+
 func TestCLI(t *testing.T) {
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout string // substring
-		wantStderr string // substring
-	}{
+	tests := []cliCase{
 		{name: "help", args: []string{"--help"}, wantStdout: "Commands:"},
 		{name: "help command", args: []string{"help"}, wantStdout: "serve"},
 		{name: "help serve", args: []string{"help", "serve"}, wantStdout: "-log-level"},
@@ -33,21 +60,7 @@ func TestCLI(t *testing.T) {
 		{name: "index file root", args: []string{"index", "--root", "main.go"}, wantCode: 2, wantStderr: "not a directory"},
 		{name: "index example", args: []string{"index", "--root", "testdata/example", "--cache-dir", "off", "--skipped"}, wantStdout: ".env"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
-			if code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
-			}
-			if !strings.Contains(stdout.String(), tt.wantStdout) {
-				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantStdout)
-			}
-			if !strings.Contains(stderr.String(), tt.wantStderr) {
-				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.wantStderr)
-			}
-		})
-	}
+	runCLICases(t, tests)
 }
 
 func TestVersionJSON(t *testing.T) {

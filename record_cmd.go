@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/workspace"
@@ -40,15 +39,9 @@ func runRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *thread == "" || *turn == "":
 		return fail(exitUsage, "--thread-id and --turn-id are required")
 	}
-	dir, err := filepath.Abs(*root)
-	if err == nil {
-		var info os.FileInfo
-		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
-			err = errors.New("not a directory")
-		}
-	}
+	dir, err := rootDir(*root)
 	if err != nil {
-		return fail(exitUsage, "--root %s: %v", *root, err)
+		return fail(exitUsage, "%v", err)
 	}
 	in := stdin
 	if *file != "-" {
@@ -67,11 +60,7 @@ func runRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var refusal *contextbuilder.Refusal
 	switch {
 	case errors.As(err, &refusal):
-		if werr := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); werr != nil {
-			return fail(exitInternal, "writing the refusal: %v", werr)
-		}
-		fmt.Fprintf(stderr, "ctxd record: refused: %s: %s\n  advice: %s\n", refusal.Code, oneLine(refusal.Message), oneLine(refusal.Advice))
-		return exitRefused
+		return printRefusal("record", refusal, stdout, stderr)
 	case errors.Is(err, contextbuilder.ErrInvalidRequest):
 		return fail(exitUsage, "%v", err)
 	case err != nil:

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/ctxd/ctxd/contextbuilder/ledger"
 	"github.com/ctxd/ctxd/contextbuilder/workspace"
@@ -40,15 +38,9 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *mode != string(ledger.ModeStream) && *mode != string(ledger.ModeLedger) {
 		return fail(exitUsage, "invalid --mode %q: want stream or ledger", *mode)
 	}
-	dir, err := filepath.Abs(*root)
-	if err == nil {
-		var info os.FileInfo
-		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
-			err = errors.New("not a directory")
-		}
-	}
+	dir, err := rootDir(*root)
 	if err != nil {
-		return fail(exitUsage, "--root %s: %v", *root, err)
+		return fail(exitUsage, "%v", err)
 	}
 	rep, err := workspace.Verify(dir, ledger.Mode(*mode))
 	if err != nil {

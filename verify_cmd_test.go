@@ -67,13 +67,7 @@ func verifyJSON(t *testing.T, dir string, args ...string) (int, workspace.Report
 func TestVerifyUsage(t *testing.T) {
 	dir := indextest.WriteTree(t, verifyWorkspace)
 	file := filepath.Join(dir, "a.go")
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout string
-		wantStderr string
-	}{
+	tests := []cliCase{
 		{name: "help", args: []string{"verify", "--help"}, wantStdout: "-mode"},
 		{name: "missing root", args: []string{"verify"}, wantCode: 2, wantStderr: "--root is required"},
 		{name: "bad mode", args: []string{"verify", "--root", dir, "--mode", "replay"}, wantCode: 2, wantStderr: `invalid --mode "replay"`},
@@ -82,25 +76,7 @@ func TestVerifyUsage(t *testing.T) {
 		{name: "stray argument", args: []string{"verify", "--root", dir, "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
 		{name: "unknown flag", args: []string{"verify", "--root", dir, "--nope"}, wantCode: 2, wantStderr: "-nope"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tt.args...)
-			if code != tt.wantCode {
-				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr)
-			}
-			if !strings.Contains(stdout, tt.wantStdout) {
-				t.Errorf("stdout %q does not contain %q", stdout, tt.wantStdout)
-			}
-			if !strings.Contains(stderr, tt.wantStderr) {
-				t.Errorf("stderr %q does not contain %q", stderr, tt.wantStderr)
-			}
-			// stdout is the report channel (--json is read by programs):
-			// a usage error goes to stderr only, as in ctxd build.
-			if tt.wantCode == exitUsage && stdout != "" {
-				t.Errorf("a usage error wrote to stdout: %q", stdout)
-			}
-		})
-	}
+	runCLICases(t, tests)
 	if _, err := os.Stat(filepath.Join(dir, ".ctxd", "ledger")); err == nil {
 		t.Error("a usage error created state under .ctxd")
 	}
