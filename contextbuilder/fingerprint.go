@@ -78,35 +78,27 @@ func BundleFingerprint(b *Bundle) (string, error) {
 	return fingerprint(fpBundle(b))
 }
 
-// RequestFingerprint is the hex sha256 of the request's canonical form
-// with its URIs made relative to root (the form block ids and derived
-// correlation ids come from), so it does not depend on where the
-// workspace lives. The ledger records it in INTENT events. root is the
-// folder [Root] chose in snap.
-func RequestFingerprint(snap *index.Snapshot, root *index.RootSnapshot, req *Request) (string, error) {
+// RequestIdentity returns what a build of req is known by: its
+// correlation_id (the client's, or the one [Build] derives, a UUIDv8) and
+// the hex sha256 of the request's canonical form with its URIs made
+// relative to root, which does not depend on where the workspace lives.
+// The ledger records both in INTENT events. root is the folder [Root]
+// chose in snap.
+func RequestIdentity(snap *index.Snapshot, root *index.RootSnapshot, req *Request) (correlationID, fingerprint string, err error) {
 	if req == nil || root == nil || snap == nil {
-		return "", errors.New("request fingerprint: no request or root")
-	}
-	p := &pipeline{req: req, root: root, snap: snap}
-	return fingerprint(p.portableRequest())
-}
-
-// CorrelationID is the correlation_id a build of req echoes: the
-// client's, or one derived from the portable request (a UUIDv8), as
-// [Build] does. root is the folder [Root] chose in snap.
-func CorrelationID(snap *index.Snapshot, root *index.RootSnapshot, req *Request) (string, error) {
-	if req == nil || root == nil || snap == nil {
-		return "", errors.New("correlation id: no request or root")
-	}
-	if req.CorrelationID != "" {
-		return req.CorrelationID, nil
+		return "", "", errors.New("request identity: no request or root")
 	}
 	p := &pipeline{req: req, root: root, snap: snap}
 	c, err := canonical(p.portableRequest())
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return derivedCorrelation(c), nil
+	sum := sha256.Sum256(c)
+	correlationID = req.CorrelationID
+	if correlationID == "" {
+		correlationID = derivedCorrelation(c)
+	}
+	return correlationID, hex.EncodeToString(sum[:]), nil
 }
 
 // derivedCorrelation is the correlation id of a request without one.

@@ -228,11 +228,7 @@ func (w *Workspace) buildThread(ctx context.Context, snap *index.Snapshot, req *
 	if err != nil {
 		return nil, nil, err
 	}
-	correlation, err := contextbuilder.CorrelationID(snap, root, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	reqFP, err := contextbuilder.RequestFingerprint(snap, root, req)
+	correlation, reqFP, err := contextbuilder.RequestIdentity(snap, root, req)
 	if err != nil {
 		return nil, nil, err
 	}
