@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/ledger"
@@ -91,10 +92,17 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer st.Close()
+	// Artifacts first: each is read once here, and the ledger and audit
+	// checks below look their artifacts up in the result.
+	arts, err := st.Verify()
+	if err != nil {
+		return nil, fmt.Errorf("verify: the artifacts: %w", err)
+	}
+	stored := checkArtifacts(st, arts)
 	ledgerChecks, err := ledger.VerifyLedger(filepath.Join(dir, "ledger"), ledger.VerifyOptions{
 		Mode:         mode,
 		ConfigDigest: r.ContextConfigDigest,
-		CheckBundle:  func(ref ledger.BundleRef) (string, string) { return checkBundle(st, ref) },
+		CheckBundle:  stored.checkBundle,
 		SQLitePath:   filepath.Join(dir, "ledger.sqlite"),
 	})
 	if err != nil {
@@ -106,22 +114,11 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		return nil, fmt.Errorf("verify: the audit trail: %w", err)
 	}
 	r.addEvents(auditChecks, &r.Counts.AuditEvents)
-	for _, c := range auditArtifacts(st, filepath.Join(dir, "audit.jsonl")) {
+	for _, c := range stored.auditArtifacts(filepath.Join(dir, "audit.jsonl")) {
 		r.add(c)
 	}
-	arts, err := st.Verify()
-	if err != nil {
-		return nil, fmt.Errorf("verify: the artifacts: %w", err)
-	}
-	for _, a := range arts {
+	for _, c := range stored.checks {
 		r.Counts.Artifacts++
-		c := Check{Source: "artifact", Kind: string(a.Kind), Name: filepath.ToSlash(filepath.Join(store.Dir, "artifacts", string(a.Kind), a.Name)), Status: a.Status, Field: a.Field, Message: a.Message}
-		if a.Status == StatusOK && a.Kind == store.KindContext {
-			c.Field, c.Message = checkContextArtifact(filepath.Join(dir, "artifacts", string(a.Kind), a.Name))
-			if c.Field != "" {
-				c.Status = StatusMismatch
-			}
-		}
 		r.add(c)
 	}
 	r.OK = r.Counts.Mismatches == 0
@@ -151,59 +148,93 @@ func (r *Report) addEvents(checks []ledger.Check, events *int) {
 	}
 }
 
-// checkBundle verifies a DECISION's bundle: its artifact exists with the
-// recorded hash, and the bundle inside has the recorded id and a
-// fingerprint recomputed from its content equal to the recorded one.
-func checkBundle(st *store.Store, ref ledger.BundleRef) (field, message string) {
-	data, err := st.Get(store.KindContext, ref.ArtifactSHA256)
-	if err != nil {
-		return "bundle.artifact_sha256", fmt.Sprintf("the bundle artifact %s cannot be read or does not match its hash: %v", ref.ArtifactSHA256, err)
-	}
-	b, fp, field, message := bundleOf(data)
-	switch {
-	case field != "":
-		return field, message
-	case fp != ref.BundleFingerprint:
-		return "bundle_fingerprint", fmt.Sprintf("the stored bundle's fingerprint is %s, the DECISION recorded %s", fp, ref.BundleFingerprint)
-	case b.BundleID != ref.BundleID:
-		return "bundle_id", fmt.Sprintf("the stored bundle's id is %s, the DECISION recorded %s", b.BundleID, ref.BundleID)
-	}
-	return "", ""
+// artifactKey names a stored artifact.
+type artifactKey struct {
+	kind store.Kind
+	sha  string
 }
 
-// checkContextArtifact recomputes a stored bundle's fingerprint and
-// compares it with the manifest stored beside it.
-func checkContextArtifact(path string) (field, message string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "artifact", fmt.Sprintf("unreadable: %v", err)
-	}
-	_, _, field, message = bundleOf(data)
-	return field, message
+// storedBundle is a contexts artifact's bundle id and recomputed
+// fingerprint.
+type storedBundle struct{ id, fingerprint string }
+
+// storedArtifacts is what verification found under .ctxd/artifacts: one
+// check per file, the artifacts that match their hash, and the bundles of
+// the contexts artifacts that are consistent.
+type storedArtifacts struct {
+	st      *store.Store
+	checks  []Check
+	ok      map[artifactKey]bool
+	bundles map[string]storedBundle // by artifact sha256
 }
 
-// bundleOf parses a contexts artifact and recomputes its bundle's
+// checkArtifacts turns the store's checks into the report's and, for each
+// contexts artifact that matches its hash, recomputes its bundle's
+// fingerprint against the manifest stored beside it.
+func checkArtifacts(st *store.Store, arts []store.ArtifactCheck) *storedArtifacts {
+	s := &storedArtifacts{st: st, ok: map[artifactKey]bool{}, bundles: map[string]storedBundle{}}
+	for _, a := range arts {
+		c := Check{Source: "artifact", Kind: string(a.Kind), Name: filepath.ToSlash(filepath.Join(store.Dir, "artifacts", string(a.Kind), a.Name)), Status: a.Status, Field: a.Field, Message: a.Message}
+		sha := strings.TrimSuffix(a.Name, ".json")
+		if a.Status == StatusOK && a.Kind == store.KindContext {
+			var b storedBundle
+			b, c.Field, c.Message = s.bundleOf(sha)
+			if c.Field != "" {
+				c.Status = StatusMismatch
+			} else {
+				s.bundles[sha] = b
+			}
+		}
+		if c.Status == StatusOK {
+			s.ok[artifactKey{a.Kind, sha}] = true
+		}
+		s.checks = append(s.checks, c)
+	}
+	return s
+}
+
+// bundleOf reads a contexts artifact and recomputes its bundle's
 // fingerprint, which must equal the manifest's.
-func bundleOf(data []byte) (*contextbuilder.Bundle, string, string, string) {
+func (s *storedArtifacts) bundleOf(sha string) (storedBundle, string, string) {
+	data, err := s.st.Get(store.KindContext, sha)
+	if err != nil {
+		return storedBundle{}, "artifact", fmt.Sprintf("unreadable: %v", err)
+	}
 	var a contextArtifact
 	if err := json.Unmarshal(data, &a); err != nil || a.Bundle == nil || a.Manifest == nil {
-		return nil, "", "schema", "not a " + ContextSchema + " artifact"
+		return storedBundle{}, "schema", "not a " + ContextSchema + " artifact"
 	}
 	fp, err := contextbuilder.BundleFingerprint(a.Bundle)
 	if err != nil {
-		return nil, "", "bundle", err.Error()
+		return storedBundle{}, "bundle", err.Error()
 	}
 	if fp != a.Manifest.Fingerprints.BundleFingerprint {
-		return nil, "", "bundle_fingerprint", fmt.Sprintf("the bundle's content gives %s, its manifest says %s", fp, a.Manifest.Fingerprints.BundleFingerprint)
+		return storedBundle{}, "bundle_fingerprint", fmt.Sprintf("the bundle's content gives %s, its manifest says %s", fp, a.Manifest.Fingerprints.BundleFingerprint)
 	}
-	return a.Bundle, fp, "", ""
+	return storedBundle{id: a.Bundle.BundleID, fingerprint: fp}, "", ""
+}
+
+// checkBundle verifies a DECISION's bundle: its artifact exists with the
+// recorded hash, and the bundle inside has the recorded id and a
+// fingerprint recomputed from its content equal to the recorded one.
+func (s *storedArtifacts) checkBundle(ref ledger.BundleRef) (field, message string) {
+	b, ok := s.bundles[ref.ArtifactSHA256]
+	switch {
+	case !ok:
+		return "bundle.artifact_sha256", fmt.Sprintf("the bundle artifact %s is missing, does not match its hash, or holds an inconsistent bundle (see the artifact checks)", ref.ArtifactSHA256)
+	case b.fingerprint != ref.BundleFingerprint:
+		return "bundle_fingerprint", fmt.Sprintf("the stored bundle's fingerprint is %s, the DECISION recorded %s", b.fingerprint, ref.BundleFingerprint)
+	case b.id != ref.BundleID:
+		return "bundle_id", fmt.Sprintf("the stored bundle's id is %s, the DECISION recorded %s", b.id, ref.BundleID)
+	}
+	return "", ""
 }
 
 // auditArtifacts checks that every artifact an audit event names still
 // exists with its hash: a deleted bundle of a build outside a thread (no
 // DECISION names it) would otherwise go unnoticed. Lines the chain check
 // already reports are skipped here.
-func auditArtifacts(st *store.Store, path string) []Check {
+func (s *storedArtifacts) auditArtifacts(path string) []Check {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
@@ -222,18 +253,13 @@ func auditArtifacts(st *store.Store, path string) []Check {
 		if len(line) == 0 || json.Unmarshal(line, &ev) != nil || ev.Index == nil {
 			continue
 		}
-		for _, a := range []struct {
-			kind store.Kind
-			sha  string
-		}{{store.KindContext, ev.Data.Context}, {store.KindPrompt, ev.Data.Prompt}, {store.KindPolicy, ev.Data.Policy}} {
-			if a.sha == "" {
+		for _, a := range []artifactKey{{store.KindContext, ev.Data.Context}, {store.KindPrompt, ev.Data.Prompt}, {store.KindPolicy, ev.Data.Policy}} {
+			if a.sha == "" || s.ok[a] {
 				continue
 			}
-			if _, err := st.Get(a.kind, a.sha); err != nil {
-				i := *ev.Index
-				out = append(out, Check{Source: "audit", EventIndex: &i, Kind: ev.Event, Name: st.Path(a.kind, a.sha), Status: StatusMismatch,
-					Field: "artifact", Message: fmt.Sprintf("the %s artifact this event names is missing or does not match its hash: %v", a.kind, err)})
-			}
+			i := *ev.Index
+			out = append(out, Check{Source: "audit", EventIndex: &i, Kind: ev.Event, Name: s.st.Path(a.kind, a.sha), Status: StatusMismatch,
+				Field: "artifact", Message: fmt.Sprintf("the %s artifact this event names is missing or does not match its hash", a.kind)})
 		}
 	}
 	return out
