@@ -116,6 +116,21 @@ local function heading(out, text)
   table.insert(out, "")
 end
 
+-- table_section writes "## title (n)" and a table with one row(item) per
+-- item, or _none_ when there are none.
+local function table_section(out, title, items, headers, row)
+  heading(out, string.format("## %s (%d)", title, #items))
+  if #items == 0 then
+    table.insert(out, "_none_")
+    return
+  end
+  local rows = {}
+  for i, it in ipairs(items) do
+    table.insert(rows, row(it, i))
+  end
+  add_table(out, headers, rows)
+end
+
 local function budget_section(out, br)
   if type(br) ~= "table" then
     return
@@ -144,43 +159,19 @@ local function selection_section(out, manifest)
   table.insert(out, "- files: " .. (#files > 0 and table.concat(files, ", ") or "none"))
   table.insert(out, "- symbols: " .. (#symbols > 0 and table.concat(symbols, ", ") or "none"))
 
-  local included = list(sel.included_files)
-  heading(out, string.format("## Included files (%d)", #included))
-  if #included == 0 then
-    table.insert(out, "_none_")
-  else
-    local rows = {}
-    for _, f in ipairs(included) do
-      table.insert(rows, { f.path, f.reason, f.byte_size, f.encoding })
-    end
-    add_table(out, { "path", "reason", "bytes", "encoding" }, rows)
-  end
-
-  local excluded = list(sel.excluded_candidates)
-  heading(out, string.format("## Excluded candidates (%d)", #excluded))
-  if #excluded == 0 then
-    table.insert(out, "_none_")
-  else
-    local rows = {}
-    for _, e in ipairs(excluded) do
-      table.insert(rows, { e.path, e.reason })
-    end
-    add_table(out, { "path", "reason" }, rows)
-  end
+  table_section(out, "Included files", list(sel.included_files), { "path", "reason", "bytes", "encoding" }, function(f)
+    return { f.path, f.reason, f.byte_size, f.encoding }
+  end)
+  table_section(out, "Excluded candidates", list(sel.excluded_candidates), { "path", "reason" }, function(e)
+    return { e.path, e.reason }
+  end)
 end
 
 local function redaction_section(out, rr)
   local redactions = type(rr) == "table" and list(rr.redactions) or {}
-  heading(out, string.format("## Redactions (%d)", #redactions))
-  if #redactions == 0 then
-    table.insert(out, "_none_")
-    return
-  end
-  local rows = {}
-  for _, r in ipairs(redactions) do
-    table.insert(rows, { r.type, r.target, r.reason, r.details })
-  end
-  add_table(out, { "type", "target", "reason", "details" }, rows)
+  table_section(out, "Redactions", redactions, { "type", "target", "reason", "details" }, function(r)
+    return { r.type, r.target, r.reason, r.details }
+  end)
 end
 
 local function fingerprints(out, manifest)
@@ -363,18 +354,11 @@ function M.index_status(result)
       add_table(out, { "skipped path", "reason", "detail" }, rows)
     end
   end
-  local docs = list(result.open_documents)
-  heading(out, string.format("## Open documents (%d)", #docs))
-  if #docs == 0 then
-    table.insert(out, "_none_")
-  else
-    local rows = {}
-    for _, d in ipairs(docs) do
-      table.insert(rows, { d.uri, d.language_id, d.version, d.byte_size, d.line_count,
-        d.saved == true and "yes" or "no", d.out_of_sync == true and "OUT OF SYNC" or "in sync" })
-    end
-    add_table(out, { "uri", "language", "version", "bytes", "lines", "saved", "sync" }, rows)
-  end
+  table_section(out, "Open documents", list(result.open_documents),
+    { "uri", "language", "version", "bytes", "lines", "saved", "sync" }, function(d)
+      return { d.uri, d.language_id, d.version, d.byte_size, d.line_count,
+        d.saved == true and "yes" or "no", d.out_of_sync == true and "OUT OF SYNC" or "in sync" }
+    end)
   return out
 end
 
