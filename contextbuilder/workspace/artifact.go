@@ -105,7 +105,9 @@ func selectionOf(b *contextbuilder.Bundle, ordering string) selection {
 // counts, reasons) or why nothing was, never contents. A bundle whose
 // selection cannot be audited is not returned (the caller refuses), so
 // nothing leaves ctxd without a record.
-func (w *Workspace) auditSelection(req *contextbuilder.Request, res *contextbuilder.Result, b *built, err error) error {
+//
+// th is the request's thread; nil outside a thread.
+func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Thread, res *contextbuilder.Result, b *built, err error) error {
 	if w.audit == nil || req == nil {
 		return nil
 	}
@@ -113,7 +115,7 @@ func (w *Workspace) auditSelection(req *contextbuilder.Request, res *contextbuil
 	if req.Skill != "" {
 		data["skill"] = req.Skill
 	}
-	if th, terr := decodeThread(req.Thread); terr == nil && th != nil {
+	if th != nil {
 		data["thread_id"], data["turn_id"] = th.ThreadID, th.TurnID
 	}
 	if b != nil && b.contextDigest != "" {

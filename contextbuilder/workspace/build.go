@@ -195,7 +195,8 @@ func (w *Workspace) build(ctx context.Context, snap *index.Snapshot, req *contex
 	pr, err := w.prepare(req, opts)
 	if err != nil {
 		if w.state() == nil {
-			_ = w.auditSelection(req, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
+			th, _ := decodeThread(req.Thread)            // best effort: the refusal may be about the thread itself
+			_ = w.auditSelection(req, th, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
 		}
 		return nil, nil, err
 	}
@@ -205,14 +206,14 @@ func (w *Workspace) build(ctx context.Context, snap *index.Snapshot, req *contex
 	if pr.thread == nil {
 		res, err := contextbuilder.Build(ctx, snap, req, pr.opts)
 		if err != nil {
-			_ = w.auditSelection(req, nil, nil, err) // likewise
+			_ = w.auditSelection(req, nil, nil, nil, err) // likewise
 			return nil, nil, err
 		}
 		b := &built{rules: pr.rules}
 		if b.contextSHA, err = w.putContext(res, pr, ""); err != nil {
 			return nil, nil, stateRefusal(err)
 		}
-		if err := w.auditSelection(req, res, b, nil); err != nil {
+		if err := w.auditSelection(req, nil, res, b, nil); err != nil {
 			return nil, nil, stateRefusal(err)
 		}
 		return res, b, nil
@@ -283,14 +284,14 @@ func (w *Workspace) buildThread(ctx context.Context, snap *index.Snapshot, req *
 		if !errors.As(err, &ref) && !errors.Is(err, contextbuilder.ErrInvalidRequest) && ctx.Err() == nil {
 			err = stateRefusal(err)
 		}
-		_ = w.auditSelection(req, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
+		_ = w.auditSelection(req, &th, nil, nil, err) // the refusal is the answer; a broken trail shows in verify
 		return nil, nil, err
 	}
 	if refusal != nil {
-		_ = w.auditSelection(req, nil, b, refusal) // likewise
+		_ = w.auditSelection(req, &th, nil, b, refusal) // likewise
 		return nil, nil, refusal
 	}
-	if err := w.auditSelection(req, res, b, nil); err != nil {
+	if err := w.auditSelection(req, &th, res, b, nil); err != nil {
 		return nil, nil, stateRefusal(err)
 	}
 	return res, b, nil
