@@ -149,7 +149,7 @@ func (p *pipeline) run(ctx context.Context) error {
 	// Step 0 for index-derived items, then Step 2 (ranking) and Step 3
 	// (priorities): the items come out ranked, with their priority.
 	if p.req.Purpose != PurposeIntent && len(p.targets) > 0 {
-		p.relate()
+		p.relate(ctx)
 	}
 	// Thread references (seed 000) join the optional blocks ahead of the
 	// ranked P2 candidates.

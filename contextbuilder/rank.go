@@ -1,7 +1,7 @@
 package contextbuilder
 
 import (
-	"maps"
+	"context"
 	"path"
 	"slices"
 	"strings"
@@ -26,7 +26,7 @@ const (
 // reference the target symbols (callers, P2), and the config and build
 // files of the targets' languages (P2). Then it ranks (Step 2) every item
 // that is not a fixed block.
-func (p *pipeline) relate() {
+func (p *pipeline) relate(ctx context.Context) {
 	g := p.root.Graph()
 	isTarget := map[string]bool{}
 	for _, t := range p.targets {
@@ -85,46 +85,13 @@ func (p *pipeline) relate() {
 		if syn == nil {
 			continue
 		}
-		// Dependencies: top-level declarations of the files the target
-		// imports (and of its own package, for languages whose package
-		// members are visible without import) that the target region uses.
-		visible := map[string]bool{}
-		for _, e := range g.Imports(t.path) {
-			visible[e.To] = true
-		}
-		if samePackageVisible(syn.Language) {
-			for _, q := range siblings(p.root.Paths(), t.path) {
-				if s := p.root.Syntax(q); s != nil && s.Language == syn.Language && s.Package == syn.Package {
-					visible[q] = true
-				}
-			}
-		}
-		names := syn.Refs
-		if len(t.regions) > 0 {
-			var b []byte
-			for _, s := range regionSegments(t.li, t.regions) {
-				b = append(b, t.text[s.start:s.end]...)
-				b = append(b, '\n')
-			}
-			names = identifiers(b)
-		}
-		// The visible files' declarations are fewer than the workspace's
-		// definitions of the region's names, so they are walked once.
-		used := make(map[string]bool, len(names))
-		for _, name := range names {
-			if name != syn.Package { // the package clause names no declaration
-				used[name] = true
-			}
-		}
-		for _, q := range slices.Sorted(maps.Keys(visible)) {
-			s := p.root.Syntax(q)
-			if s == nil {
-				continue
-			}
-			for i := range s.Symbols {
-				if used[s.Symbols[i].Name] && dependencyKind(&s.Symbols[i]) {
-					addSym(q, i, ReasonDependency, weightDependency)
-				}
+		// Dependencies: the declarations the target region's uses resolve
+		// to through the language's scopes and imports (index/relate).
+		// Members resolve to the file declaring them, so a method in a
+		// sibling file is a dependency like an imported function.
+		for _, d := range g.Resolve(t.path, p.targetUses(ctx, t, syn)) {
+			if d.Path != t.path && dependencyKind(d.Kind) {
+				addSym(d.Path, d.Index, ReasonDependency, weightDependency)
 			}
 		}
 		// Interfaces and base types of the target symbols, and of the
@@ -139,21 +106,13 @@ func (p *pipeline) relate() {
 				addSym(b.Path, b.Index, reason, weightBaseType)
 			}
 		}
-		// Callers: of the target symbols when there are some, else of the
-		// whole file.
-		// Names match across languages in the graph; a caller must be
-		// able to call, so it shares the target's language family.
-		var callers []string
+		// Callers: the files with a use that resolves to a target symbol
+		// (every declaration of the file for a whole-file target).
+		var syms []int
 		if len(t.symIdxs) > 0 {
-			names := make([]string, len(t.symIdxs))
-			for j, i := range t.symIdxs {
-				names[j] = syn.Symbols[i].Name
-			}
-			callers = g.Referrers(names...)
-		} else {
-			callers = g.Callers(t.path)
+			syms = t.symIdxs
 		}
-		for _, c := range callers {
+		for _, c := range g.Users(t.path, syms) {
 			if s := p.root.Syntax(c); s != nil && family(s.Language) == family(syn.Language) {
 				addFile(c, ReasonCaller, weightCaller)
 			}
@@ -227,17 +186,45 @@ func samePackageVisible(l syntax.Language) bool {
 	return l == syntax.Go || l == syntax.Java
 }
 
-// dependencyKind keeps the top-level declarations a region can depend on;
-// members are reached through their type.
-func dependencyKind(s *syntax.Symbol) bool {
-	if s.Container != "" {
-		return false
+// dependencyKind keeps the declarations a region can depend on as blocks: a
+// namespace or module declaration spans whole files and says nothing a
+// block of its own would.
+func dependencyKind(k syntax.SymbolKind) bool {
+	return k != syntax.Namespace && k != syntax.Module
+}
+
+// targetUses returns the uses of a target's regions, nil for a whole-file
+// target (every use of the file as indexed). For a language without a uses
+// extractor the region's identifiers stand for its uses, resolved by name.
+func (p *pipeline) targetUses(ctx context.Context, t *item, syn *syntax.File) []syntax.Use {
+	if len(t.regions) == 0 {
+		return nil
 	}
-	switch s.Kind {
-	case syntax.Field, syntax.EnumMember, syntax.Namespace, syntax.Module, syntax.Property:
-		return false
+	segs := regionSegments(t.li, t.regions)
+	out := []syntax.Use{}
+	all, err := syntax.Uses(ctx, syn.Language, t.text)
+	if err == nil && all != nil {
+		for _, u := range all {
+			for _, sg := range segs {
+				if int(u.Start) >= sg.start && int(u.End) <= sg.end {
+					out = append(out, u)
+					break
+				}
+			}
+		}
+		return out
 	}
-	return true
+	var b []byte
+	for _, sg := range segs {
+		b = append(b, t.text[sg.start:sg.end]...)
+		b = append(b, '\n')
+	}
+	for _, name := range identifiers(b) {
+		if name != syn.Package { // the package clause names no declaration
+			out = append(out, syntax.Use{Name: name})
+		}
+	}
+	return out
 }
 
 // rank computes Step 2's score for every item and sorts them: higher

@@ -28,7 +28,10 @@ import (
 //
 //	1: first release: tree-sitter extraction for Go, TypeScript, TSX,
 //	   JavaScript, Python, Java, Rust, C, C++ and C#.
-const FormatVersion = 1
+//	2: resolved uses, bindings, exports, Go build constraints and
+//	   declared types (syntax.File.Uses, Bindings, Exports, Constraint,
+//	   Symbol.Type).
+const FormatVersion = 2
 
 // State says whether a root's initial scan is complete.
 type State string

@@ -180,6 +180,13 @@ type trivium struct {
 
 // extract runs the language's query over tree and builds the File.
 func extract(s *spec, cq *compiledQuery, tree *sitter.Tree, src []byte) *File {
+	f := extractSymbols(s, cq, tree, src)
+	addUses(s.lang, tree.RootNode(), src, f)
+	return f
+}
+
+// extractSymbols is extract without the uses.
+func extractSymbols(s *spec, cq *compiledQuery, tree *sitter.Tree, src []byte) *File {
 	root := tree.RootNode()
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()

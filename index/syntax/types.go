@@ -92,6 +92,70 @@ type Symbol struct {
 	// embeds, as written (qualifiers kept, type arguments removed), in source
 	// order; nil when none.
 	Bases []string `json:"bases,omitempty"`
+	// Type is the declared type as written, for languages whose resolver
+	// follows members through types: a variable's, constant's, field's or
+	// property's type, a function's or method's result list ("(*File,
+	// error)" in Go). Empty when the declaration states none or the
+	// language does not record it.
+	Type string `json:"type,omitempty"`
+}
+
+// Use is one reference of a file to a name that no local scope of the file
+// declares, in the form the language's scoping states it. Extraction only
+// records what the syntax says; resolving a Use to the declaration(s) of
+// the workspace it names is index/relate's job, against every file. Names
+// inside comments and string literals are never Uses.
+type Use struct {
+	// Name is the referenced identifier: a name of a package, module or
+	// namespace scope, or, when Member is set, the name of a method, field
+	// or property. Empty when a whole module is used as a value (Python
+	// `import m; f(m)`): the Use names the module From.
+	Name string `json:"n,omitempty"`
+	// From says where Name is taken from, as written in the file. Empty
+	// for an unqualified name, looked up in the file's own scopes (its
+	// package, module or namespace, and what its imports bring into scope
+	// unqualified). Otherwise per language: Go, the import path of the
+	// package a selector `pkg.Name` names; TypeScript/JavaScript, the module
+	// specifier of the import that binds the name (Name is then the
+	// exported name: "default" for a default import); Python, the module
+	// as written in the import ("os.path", ".x", ".."); C# and Java, a
+	// namespace, package or type the name is qualified with.
+	From string `json:"f,omitempty"`
+	// Member reports a member use: Name is selected from a value or type
+	// (x.Name), not looked up in a scope.
+	Member bool `json:"m,omitempty"`
+	// Recv describes, for a member use, the type of the value or the type
+	// the member is selected from, in a form private to the language's
+	// extractor and resolver (Go: a type expression, qualified by import
+	// path); empty when the syntax does not state it.
+	Recv string `json:"r,omitempty"`
+	// Start and End are the byte span of the use in the source. The uses
+	// stored in [File.Uses] are deduplicated and carry no span (both 0);
+	// [Uses] returns every occurrence with its span.
+	Start uint32 `json:"-"`
+	End   uint32 `json:"-"`
+}
+
+// Binding is a name that a file's module scope takes from, or forwards to,
+// another module: TypeScript/JavaScript `import {a as b} from "m"`,
+// `export {a as b} from "m"`, `export * from "m"`, `const x = require("m")`;
+// Python `from m import a as b`, `import m`; Rust `use`/`pub use`. The
+// resolver follows Bindings to find where a name is declared (re-export
+// chains, index files, `__init__.py`).
+type Binding struct {
+	// Name is the local name (for an export, the exported name); "*" for
+	// every exported name of From (`export * from`, `from m import *`).
+	Name string `json:"n"`
+	// From is the module as written.
+	From string `json:"f"`
+	// Orig is the name in From: "*" for the module namespace itself
+	// (`import * as ns`, `export * as ns from`, Python `import m`),
+	// "default" for a default import.
+	Orig string `json:"o"`
+	// Export reports that the binding is visible to the file's importers
+	// (a TypeScript re-export; in Python every module-level binding is an
+	// attribute of the module, so always, and `__all__` narrows `*`).
+	Export bool `json:"e,omitempty"`
 }
 
 // ImportKind says how an import statement names what it imports.
@@ -137,6 +201,21 @@ type File struct {
 	// identifiers) the file uses other than as the name of one of its own
 	// declarations, sorted and deduplicated.
 	Refs []string `json:"refs"`
+	// Uses are the file's references resolved through its scopes as far as
+	// one file allows (see [Use]), deduplicated, without spans, sorted by
+	// Name, From, Recv, Member. Nil for languages without a uses
+	// extractor: their resolver falls back to Refs.
+	Uses []Use `json:"uses,omitempty"`
+	// Bindings are the names the file's module scope imports or
+	// re-exports, in source order (see [Binding]).
+	Bindings []Binding `json:"bindings,omitempty"`
+	// Exports lists the names a module exports when the language states it
+	// apart from the declarations (Python `__all__`); nil when not stated.
+	Exports []string `json:"exports,omitempty"`
+	// Constraint is a Go file's build constraint expression (the
+	// `//go:build` line without its prefix); empty when there is none. The
+	// file name's _GOOS_GOARCH suffix is read from the path, not stored.
+	Constraint string `json:"constraint,omitempty"`
 	// HasErrors reports that the parse tree has ERROR or MISSING nodes; the
 	// symbols are the best tree-sitter could recover.
 	HasErrors bool `json:"has_errors,omitempty"`

@@ -1,0 +1,224 @@
+package relate
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// A useResolver resolves one use of file f (see [syntax.Use]) to the
+// declarations it names, appending them to out. Each language family with
+// a uses extractor registers one from its file's init; the others resolve
+// through fallbackResolve. A resolver must be deterministic and must not
+// modify f or the view; c caches per-query work for f.
+type useResolver func(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc
+
+var useResolvers = map[lang]useResolver{}
+
+// registerResolver installs the use resolver of a language family.
+func registerResolver(l lang, r useResolver) { useResolvers[l] = r }
+
+// useCtx caches what resolving several uses of one file computes once: the
+// files it imports, and whatever a language's resolver keeps (keyed by a
+// string private to that resolver).
+type useCtx struct {
+	imports    []int32
+	hasImports bool
+	memo       map[string][]symLoc
+	data       map[string]any
+}
+
+func newUseCtx() *useCtx { return &useCtx{memo: map[string][]symLoc{}, data: map[string]any{}} }
+
+// importsOf returns the sorted ids of the files f imports (f excluded).
+func (c *useCtx) importsOf(v *view, f *fileFacts) []int32 {
+	if !c.hasImports {
+		c.imports, c.hasImports = v.imports(f), true
+	}
+	return c.imports
+}
+
+// resolveUse resolves one use of f, memoised per distinct use.
+func (v *view) resolveUse(f *fileFacts, u *syntax.Use, c *useCtx) []symLoc {
+	key := u.Name + "\x00" + u.From + "\x00" + u.Recv
+	if u.Member {
+		key += "\x00m"
+	}
+	if r, ok := c.memo[key]; ok {
+		return r
+	}
+	var out []symLoc
+	if r := useResolvers[f.lang]; r != nil && f.syn != nil && f.syn.Uses != nil {
+		out = r(v, f, u, c, nil)
+	} else {
+		out = fallbackResolve(v, f, u, c, nil)
+	}
+	out = sortLocs(out)
+	c.memo[key] = out
+	return out
+}
+
+func sortLocs(ls []symLoc) []symLoc {
+	slices.SortFunc(ls, func(a, b symLoc) int {
+		if c := cmp.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sym, b.sym)
+	})
+	return slices.Compact(ls)
+}
+
+// usesOf returns the uses a query resolves for f: its extracted Uses, or,
+// for a file whose language has no uses extractor, one unqualified use per
+// name of its Refs.
+func usesOf(f *fileFacts) []syntax.Use {
+	if f.syn == nil {
+		return nil
+	}
+	if f.syn.Uses != nil && useResolvers[f.lang] != nil {
+		return f.syn.Uses
+	}
+	out := make([]syntax.Use, len(f.syn.Refs))
+	for i, r := range f.syn.Refs {
+		out[i] = syntax.Use{Name: r}
+	}
+	return out
+}
+
+// Resolve returns the declarations of the root that uses of the file at
+// path resolve to, through the language's scopes and imports (see
+// docs/relations.md for what each language resolves): deduplicated,
+// sorted by path then symbol index. uses are uses of that file, typically
+// those of a region of it ([syntax.Uses] filtered by span); nil uses means
+// every use of the file as indexed. Declarations of path itself are
+// included. Nil when path is not in the graph or nothing resolves.
+func (g *Graph) Resolve(path string, uses []syntax.Use) []SymbolRef {
+	if g == nil {
+		return nil
+	}
+	v := g.view()
+	self, ok := v.node(path)
+	if !ok {
+		return nil
+	}
+	f := v.file(self)
+	if uses == nil {
+		uses = usesOf(f)
+	} else if f.syn != nil && (f.syn.Uses == nil || useResolvers[f.lang] == nil) {
+		// A caller that extracted uses for a language resolved by name.
+		uses = slices.Clone(uses)
+	}
+	c := newUseCtx()
+	var locs []symLoc
+	for i := range uses {
+		locs = append(locs, v.resolveUse(f, &uses[i], c)...)
+	}
+	return v.symbolRefs(sortLocs(locs))
+}
+
+// Users returns the files other than path with a use that resolves to one
+// of the given symbols of path (indexes into its syntax.File.Symbols; every
+// symbol of the file when syms is nil): the callers of seed 002, found by
+// resolution rather than by name. Candidates are the files whose Refs
+// contain a symbol's name or that import path; each is kept only when one
+// of its uses resolves to a given symbol. Sorted; nil when none.
+func (g *Graph) Users(path string, syms []int) []string {
+	if g == nil {
+		return nil
+	}
+	v := g.view()
+	self, ok := v.node(path)
+	if !ok {
+		return nil
+	}
+	t := v.file(self)
+	if t.syn == nil {
+		return nil
+	}
+	if syms == nil {
+		syms = make([]int, len(t.syn.Symbols))
+		for i := range syms {
+			syms[i] = i
+		}
+	}
+	want := map[int32]bool{}
+	var names []string
+	for _, i := range syms {
+		if i < 0 || i >= len(t.syn.Symbols) {
+			continue
+		}
+		want[int32(i)] = true
+		names = append(names, t.syn.Symbols[i].Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	cand := newNodeSet(v.size())
+	for _, name := range names {
+		v.eachRef(name, func(n int32) { cand.add(n) })
+	}
+	for _, k := range v.reverseKeys(t) {
+		v.eachReg(k, func(n, _ int32) { cand.add(n) })
+	}
+	users := newNodeSet(v.size())
+	for n := range int32(v.size()) {
+		if n == self || !cand.has(n) || !v.live(n) {
+			continue
+		}
+		f := v.file(n)
+		if f == nil || f.syn == nil {
+			continue
+		}
+		c := newUseCtx()
+		for _, u := range usesOf(f) {
+			if !userCandidate(&u, names, t) {
+				continue
+			}
+			if slices.ContainsFunc(v.resolveUse(f, &u, c), func(l symLoc) bool { return l.file == self && want[l.sym] }) {
+				users.add(n)
+				break
+			}
+		}
+	}
+	return v.paths(users, self)
+}
+
+// userCandidate reports whether use u of another file may name one of the
+// target's symbols: a use of one of the names, or one that names a whole
+// module or a default export (whose local name differs).
+func userCandidate(u *syntax.Use, names []string, t *fileFacts) bool {
+	if _, ok := slices.BinarySearch(names, u.Name); ok {
+		return true
+	}
+	return u.Name == "" || u.Name == "default" || u.Name == "*"
+}
+
+// fallbackResolve resolves a use by name for languages without a uses
+// extractor: an unqualified name to the top-level declarations of that name
+// in the file itself, in the files it imports, and for languages whose
+// package members are visible without import (Go, Java), in the files of
+// its package; a member name to the members of that name of the same
+// files.
+func fallbackResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
+	if u.Name == "" {
+		return out
+	}
+	self, _ := v.node(f.path)
+	imps := c.importsOf(v, f)
+	v.eachSym(u.Name, func(n, sym int32) {
+		t := v.file(n)
+		s := &t.syn.Symbols[sym]
+		if (s.Container != "") != u.Member {
+			return
+		}
+		_, imported := slices.BinarySearch(imps, n)
+		switch {
+		case n == self, imported:
+		case (f.lang == langGo || f.lang == langJava) && t.lang == f.lang && samePackage(f, t):
+		default:
+			return
+		}
+		out = append(out, symLoc{file: n, sym: sym})
+	})
+	return out
+}
