@@ -15,12 +15,14 @@ import (
 // redaction marker ([appendFinding]).
 
 // exampleKey reports a documented example key: a single token (no
-// whitespace, at most 256 bytes) containing "EXAMPLE" in upper case, as in
+// whitespace, at most 64 bytes) containing "EXAMPLE" in upper case, as in
 // AWS's AKIAIOSFODNN7EXAMPLE and wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.
+// A longer token is not exempt: "EXAMPLE" padding a real-looking key
+// (ABSK…EXAMPLEEXAMPLE…) is no documented example.
 // Multi-line values (key blocks) never qualify: a comment inside a real key
 // block must not exempt it.
 func exampleKey(v []byte) bool {
-	return len(v) <= 256 && bytes.Contains(v, []byte("EXAMPLE")) &&
+	return len(v) <= 64 && bytes.Contains(v, []byte("EXAMPLE")) &&
 		bytes.IndexFunc(v, isSpace) < 0 && !bytes.Contains(v, []byte(`\n`))
 }
 
@@ -174,3 +176,24 @@ func entropy(v []byte) float64 {
 	}
 	return h
 }
+
+// codeRefRE matches an unquoted value that is code, not a literal: a
+// dotted, arrow or scope path of identifiers (cfg.Secret, $this->token,
+// Config::KEY, env.X!), an expression with || or &&, a file path, or one
+// identifier without digits that reads as words:
+// lower case, camelCase or PascalCase (every capital followed by a
+// lower-case letter), or an UPPER_CASE constant. A mixed-case run such
+// as suRuNtGvfCWDmF is not one.
+var codeRefRE = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:(?:\.|->|::|\?\.)[A-Za-z_$][\w$]*)+!?` +
+	`|(?:[a-z_$][a-z_$]*|[A-Z][a-z_$]+)(?:[A-Z][a-z_$]+)*|[A-Z_][A-Z_]*)$` +
+	`|\|\||&&|^\.{0,2}/[\w./-]*$`)
+
+// publicKeyRE matches keys that name a value meant to be public or an
+// identifier (publishable keys, public ids, account SIDs, *Name and
+// *Type keys such as SharedAccessKeyName): a keyed rule
+// does not apply to them.
+var publicKeyRE = regexp.MustCompile(`public|publishable|_sid$|account_?sid|measurement|name$|type$`)
+
+// codeReference reports an unquoted keyed value that names something in
+// code rather than holding a literal.
+func codeReference(v []byte) bool { return codeRefRE.Match(v) }

@@ -188,6 +188,10 @@ func TestRulesKeywordsCover(t *testing.T) {
 		if err != nil {
 			continue // reported by TestRulesFile
 		}
+		if r.Key != "" {
+			checkKeyedKeywords(t, r)
+			continue
+		}
 		for j, s := range r.Samples.TruePositives {
 			text, start, end, err := unmark(s)
 			if err != nil {
@@ -202,6 +206,37 @@ func TestRulesKeywordsCover(t *testing.T) {
 			if !slices.ContainsFunc(r.Keywords, func(k string) bool { return strings.Contains(lower, k) }) {
 				t.Errorf("rule %s: true positive %d: match %q holds none of the keywords %q", r.ID, j, match, r.Keywords)
 			}
+		}
+	}
+}
+
+// checkKeyedKeywords checks a keyed rule: the key of the pair whose
+// value holds each true positive's marked secret contains a keyword.
+func checkKeyedKeywords(t *testing.T, r Rule) {
+	t.Helper()
+	for j, s := range r.Samples.TruePositives {
+		text, start, end, err := unmark(s)
+		if err != nil {
+			continue // reported by TestRulesFile
+		}
+		found := false
+		for ls := 0; ls < len(text); {
+			le := strings.IndexByte(text[ls:], '\n')
+			if le < 0 {
+				le = len(text)
+			} else {
+				le += ls
+			}
+			lexPairs([]byte(text), ls, le, func(p pair) {
+				if p.valStart <= start && p.valEnd >= end &&
+					slices.ContainsFunc(r.Keywords, func(k string) bool { return strings.Contains(p.key, k) }) {
+					found = true
+				}
+			})
+			ls = le + 1
+		}
+		if !found {
+			t.Errorf("rule %s: true positive %d: no pair holds the secret %q under a key with one of the keywords %q", r.ID, j, text[start:end], r.Keywords)
 		}
 	}
 }

@@ -51,6 +51,7 @@ type Scanner struct {
 type compiled struct {
 	Rule
 	re         *regexp.Regexp
+	key        *regexp.Regexp // keyed rules: the key's expression
 	open       *regexp.Regexp // nil: no unterminated-block check
 	prefixed   bool
 	validators []validator
@@ -229,6 +230,14 @@ func compileRules(rules []Rule, taken map[string]bool) ([]compiled, error) {
 			return nil, fail("secret_group %d but the regex has %d groups", r.SecretGroup, re.NumSubexp())
 		}
 		c := compiled{Rule: cloneRule(r), re: re, prefixed: r.Kind == Prefixed}
+		if r.Key != "" {
+			if r.Multiline {
+				return nil, fail("a keyed rule cannot be multiline")
+			}
+			if c.key, err = regexp.Compile(r.Key); err != nil {
+				return nil, fail("key: %v", err)
+			}
+		}
 		for _, v := range r.Validators {
 			fn, ok := validators[v]
 			if !ok {
@@ -390,6 +399,16 @@ func (s *Scanner) Scan(path string, text []byte) ([]Finding, error) {
 	if err := checkDecodable(text); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	budget := maxDecodedPerText
+	return s.scan(text, 0, &budget), nil
+}
+
+// scan is Scan of decodable text at a decoding depth (0: the text
+// itself), with the budget of decoded bytes left.
+func (s *Scanner) scan(text []byte, depth int, budget *int) []Finding {
+	if depth > 0 && checkDecodable(text) != nil {
+		return nil
+	}
 	// work[i] is what rule i runs on, allocated at the first keyword hit.
 	var work []ruleWork
 	if s.pf != nil {
@@ -433,19 +452,34 @@ func (s *Scanner) Scan(path string, text []byte) ([]Finding, error) {
 	}
 
 	var out []Finding
+	var pairs map[int][]pair // by line start, for keyed rules
 	for ri, w := range work {
 		r := &s.rules[ri]
 		switch {
+		case r.key != nil:
+			if pairs == nil {
+				pairs = map[int][]pair{}
+			}
+			out = r.runKeyed(text, w.lines, pairs, out)
 		case r.Multiline && w.whole:
 			out = r.run(text, []span{{0, len(text)}}, w.cands, out)
 		case !r.Multiline && len(w.lines) > 0:
 			out = r.run(text, w.lines, nil, out)
 		}
 	}
+	out = s.scanDecoded(text, depth, budget, out)
 	if len(out) == 0 {
-		return nil, nil
+		return nil
 	}
-	return finish(text, out), nil
+	return finish(text, out, s.block)
+}
+
+// block reports whether the rule id matches blocks (Multiline): only a
+// block that is the whole text makes a key file (WholeFile). A text that
+// is one token is redacted like any other: the span is exact.
+func (s *Scanner) block(id string) bool {
+	i, ok := slices.BinarySearchFunc(s.rules, id, func(r compiled, id string) int { return strings.Compare(r.ID, id) })
+	return ok && s.rules[i].Multiline
 }
 
 // run applies r to each region of text and appends its findings. For an
@@ -477,6 +511,47 @@ func (r *compiled) run(text []byte, regions []span, cands []int, out []Finding) 
 	}
 	if r.open != nil {
 		out = r.unterminated(text, regions, covered, out)
+	}
+	return out
+}
+
+// runKeyed applies a keyed rule to the key/value pairs of each line
+// (lexed once per line and Scan, shared by the keyed rules).
+func (r *compiled) runKeyed(text []byte, lines []span, cache map[int][]pair, out []Finding) []Finding {
+	for _, ln := range lines {
+		ps, ok := cache[ln.start]
+		if !ok {
+			lexPairs(text, ln.start, ln.end, func(p pair) { ps = append(ps, p) })
+			cache[ln.start] = ps
+		}
+		for _, p := range ps {
+			if !r.key.MatchString(p.key) || publicKeyRE.MatchString(p.key) {
+				continue
+			}
+			val := text[p.valStart:p.valEnd]
+			if bytes.Contains(val, []byte("://")) {
+				continue // a URL: url-credentials judges its userinfo
+			}
+			m := r.re.FindSubmatchIndex(val)
+			if m == nil {
+				continue
+			}
+			start, end := m[0], m[1]
+			if g := r.SecretGroup; g > 0 && m[2*g] >= 0 {
+				start, end = m[2*g], m[2*g+1]
+			}
+			if start == end {
+				continue
+			}
+			v := val[start:end]
+			if exampleKey(v) {
+				continue
+			}
+			if !r.prefixed && (placeholder(v) || (!p.quoted && codeReference(v)) || (r.Entropy > 0 && entropy(trimValue(v)) < r.Entropy)) {
+				continue
+			}
+			out = appendFinding(out, text, Finding{RuleID: r.ID, Start: p.valStart + start, End: p.valStart + end, Confidence: High})
+		}
 	}
 	return out
 }
@@ -566,8 +641,8 @@ func (r *compiled) unterminated(text []byte, regions []span, covered []span, out
 }
 
 // finish sorts findings, removes exact duplicates and fills Line and
-// WholeFile.
-func finish(text []byte, out []Finding) []Finding {
+// WholeFile (for findings of block rules, see block).
+func finish(text []byte, out []Finding, block func(string) bool) []Finding {
 	slices.SortFunc(out, func(a, b Finding) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
@@ -589,7 +664,7 @@ func finish(text []byte, out []Finding) []Finding {
 		line += bytes.Count(text[pos:out[i].Start], []byte("\n"))
 		pos = out[i].Start
 		out[i].Line = line
-		out[i].WholeFile = out[i].Start <= first && out[i].End >= last
+		out[i].WholeFile = out[i].Start <= first && out[i].End >= last && block(out[i].RuleID)
 	}
 	return out
 }

@@ -122,7 +122,7 @@ func TestScan(t *testing.T) {
 		{"prefixed", "a.env", "X=1\nGITHUB_TOKEN=" + gh + "\n", []got{{"t-github", gh, 2, High, false}}},
 		{"prefixed upper-case keyword line", "a.env", "GHP_NOTE=1 " + gh, []got{{"t-github", gh, 1, High, false}}},
 		{"two on one line", "a.txt", gh + " " + gh, []got{{"t-github", gh, 1, High, false}, {"t-github", gh, 1, High, false}}},
-		{"whole file token", "token", "\n  " + gh + "\n\n", []got{{"t-github", gh, 2, High, true}}},
+		{"whole file token (redacted, not a key file)", "token", "\n  " + gh + "\n\n", []got{{"t-github", gh, 2, High, false}}},
 		{"password with punctuation", "a.yaml", "db:\n  password: p@ss:w0rd!\n", []got{{"t-password", "p@ss:w0rd!", 2, High, false}}},
 		{"password quoted", "a.json", `{"password": "correct horse battery staple"}`, []got{{"t-password", `"correct horse battery staple"`, 1, High, false}}},
 		{"password case-insensitive keyword", "a.ini", "PASSWORD=Hunter2\n", []got{{"t-password", "Hunter2", 1, High, false}}},
@@ -228,10 +228,16 @@ func TestUndecodable(t *testing.T) {
 			}
 		})
 	}
-	// A UTF-8 byte order mark is fine, and not content.
+	// A UTF-8 byte order mark is fine, and not content: a key block after
+	// one is the whole file. A file that is one token is not a key file:
+	// its span is redacted like any other.
 	gh := checksummed("ghp_", "R2a8bK4nQ7wX1vZ3cY6dT9eU0fS5gH")
-	if g := scanT(t, s, "token", "\uFEFF"+gh+"\n"); len(g) != 1 || !g[0].WholeFile {
-		t.Errorf("BOM: %+v", g)
+	if g := scanT(t, s, "token", "\uFEFF"+gh+"\n"); len(g) != 1 || g[0].WholeFile {
+		t.Errorf("BOM, token: %+v", g)
+	}
+	key := "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n-----END RSA PRIVATE KEY-----"
+	if g := scanT(t, s, "id_rsa", "\uFEFF"+key+"\n"); len(g) != 1 || !g[0].WholeFile {
+		t.Errorf("BOM, key: %+v", g)
 	}
 }
 

@@ -67,8 +67,16 @@ type Rule struct {
 	// holding one.
 	Keywords []string `json:"keywords"`
 	// Regex is a Go RE2 expression matched against one line at a time
-	// (unless Multiline).
+	// (unless Multiline); for a keyed rule (Key set), against the value of
+	// each key/value pair whose key matches Key.
 	Regex string `json:"regex"`
+	// Key, when set, makes the rule keyed: a Go RE2 expression matched
+	// against the keys (lower-cased, without quotes) of the pairs that
+	// the key/value lexer finds on the lines holding one of the keywords,
+	// in any syntax (assignments, YAML, JSON, XML, flags, headers, text
+	// nested in escaped strings). Regex then applies to the pair's value
+	// and SecretGroup to Regex's groups within the value.
+	Key string `json:"key,omitempty"`
 	// SecretGroup is the capture group holding the secret value; 0 means
 	// the whole match.
 	SecretGroup int `json:"secret_group,omitempty"`
