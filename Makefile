@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test generate run bench secrets-bench fuzz lint
+.PHONY: help build test go-test editors-test generate run bench secrets-bench secrets-conformance bench-relevance fuzz lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,9 +44,23 @@ bench: build ## benchmarks on the Go source tree that ships with the toolchain (
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 	$(GO) run ./tools/indexbench -ctxd $(BIN)
 	$(MAKE) secrets-bench
+	$(MAKE) secrets-conformance
+	$(MAKE) bench-relevance
 
-secrets-bench: ## secret scanner recall, false positives and MB/s on a generated corpus and GOROOT/src, side by side with gitleaks when on PATH
-	$(GO) run ./tools/secretsbench
+GITLEAKS_VERSION ?= v8.30.1
+
+secrets-bench: ## secret scanner recall, false positives, MB/s and CPU time vs gitleaks (installed from the module proxy into a temp GOBIN when not on PATH)
+	@gl=$$(command -v gitleaks || true); tmp=""; \
+	  if [ -z "$$gl" ]; then tmp=$$(mktemp -d); \
+	    echo "installing gitleaks $(GITLEAKS_VERSION) into $$tmp for the comparison"; \
+	    GOBIN=$$tmp $(GO) install github.com/zricethezav/gitleaks/v8@$(GITLEAKS_VERSION) && gl=$$tmp/gitleaks || gl=off; fi; \
+	  $(GO) run ./tools/secretsbench -gitleaks $$gl; rc=$$?; [ -z "$$tmp" ] || rm -rf $$tmp; exit $$rc
+
+secrets-conformance: ## every gitleaks $(GITLEAKS_VERSION) generator sample through the real builder: fails on any leak or > 1% refused false positives
+	cd tools/secretsconf && $(GO) run . -gitleaks-version $(GITLEAKS_VERSION)
+
+bench-relevance: build ## relevance of ctxd bundles vs go/types (GOROOT/src) and the TypeScript checker (rxjs src/), with a same-directory baseline; RELBENCH_FLAGS=-v lists every target
+	$(GO) run ./tools/relbench -ctxd $(BIN) $(RELBENCH_FLAGS)
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \
