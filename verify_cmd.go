@@ -13,16 +13,20 @@ import (
 // that does not verify.
 const exitMismatch = 4
 
-const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--json] [--verbose]"
+const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--repair] [--json] [--verbose]"
 
 // runVerify replays what ctxd recorded under DIR/.ctxd (ledger, audit
 // trail, artifacts) and prints one line per check, or the report as JSON.
-// Exit codes: 0 everything verifies, 4 anything does not, 2 usage, 1
-// internal error.
+// It never writes over anything, except with --repair, which first
+// rebuilds the SQLite projection (.ctxd/ledger.sqlite) from the ledger and
+// says so (a line on stdout; in the JSON report, a first check with field
+// "projection"). Exit codes: 0 everything verifies, 4 anything does not, 2
+// usage, 1 internal error.
 func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", verifySynopsis, stderr, stdout)
 	root := fs.String("root", "", "workspace folder whose .ctxd to verify (required)")
-	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it into .ctxd/ledger.sqlite and verify from the database")
+	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it (in memory) and verify from SQL queries, writing .ctxd/ledger.sqlite when it is missing. Both compare an existing .ctxd/ledger.sqlite with a fresh projection")
+	repair := fs.Bool("repair", false, "rebuild .ctxd/ledger.sqlite from the ledger before verifying (verification alone never overwrites it)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/schemas/verify_report.schema.json)")
 	verbose := fs.Bool("verbose", false, "list every check, not only mismatches and skipped ones")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -42,9 +46,24 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	repaired := false
+	if *repair {
+		if repaired, err = workspace.RepairProjection(dir); err != nil {
+			return fail(exitInternal, "%v", err)
+		}
+	}
 	rep, err := workspace.Verify(dir, ledger.Mode(*mode))
 	if err != nil {
 		return fail(exitInternal, "%v", err)
+	}
+	if repaired {
+		rep.Checks = append([]workspace.Check{{Source: ledger.SourceLedger, Name: repairedName, Status: workspace.StatusOK,
+			Field: ledger.FieldProjection, Message: repairedMessage}}, rep.Checks...)
+		if !*asJSON {
+			if _, err := fmt.Fprintf(stdout, "repaired: %s %s\n", repairedName, repairedMessage); err != nil {
+				return fail(exitInternal, "writing the report: %v", err)
+			}
+		}
 	}
 	if *asJSON {
 		err = writeJSON(stdout, rep)
@@ -59,6 +78,12 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// What --repair rebuilt, as the report names it.
+const (
+	repairedName    = ".ctxd/" + workspace.ProjectionFile
+	repairedMessage = "rebuilt from the ledger (.ctxd/ledger/events.jsonl) by --repair"
+)
 
 // formatVerify writes one line per mismatch or skipped check (per check
 // when verbose) and a summary line.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -206,5 +207,89 @@ func TestBuildUnknownSkill(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "build", "--root", dir, "--purpose", "diff", "--target", "a.go", "--cache-dir", "off", "--skill", "review"); code != exitOK {
 		t.Errorf("--skill review: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestVerifyProjectionCLI: .ctxd/ledger.sqlite is checked by both modes
+// against a fresh projection of the ledger: a row forged through SQL and
+// flipped bytes are mismatches (exit 4) naming the table and row,
+// verification never overwrites the file, and --repair rebuilds it and
+// says so.
+func TestVerifyProjectionCLI(t *testing.T) {
+	dir := indextest.WriteTree(t, verifyWorkspace)
+	if code, _ := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t1", "--intent", "double faster"); code != exitOK {
+		t.Fatalf("turn t1: exit %d", code)
+	}
+	proj := filepath.Join(dir, ".ctxd", "ledger.sqlite")
+	if code, stdout, stderr := runCLI(t, "verify", "--root", dir, "--mode", "ledger"); code != exitOK {
+		t.Fatalf("--mode ledger: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// A later build keeps the projection current.
+	if code, _ := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t2", "--parent-turn-id", "t1", "--ref", "intent:t1"); code != exitOK {
+		t.Fatalf("turn t2: exit %d", code)
+	}
+	clean, err := os.ReadFile(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"stream", "ledger"} {
+		if code, stdout, _ := runCLI(t, "verify", "--root", dir, "--mode", mode); code != exitOK {
+			t.Errorf("--mode %s after a build: exit %d\n%s", mode, code, stdout)
+		}
+	}
+
+	db, err := sql.Open("sqlite", proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE decisions SET result = 'DENY' WHERE event_index = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	forged, err := os.ReadFile(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `MISMATCH  ledger: projection.decisions: ledger.sqlite: table decisions: row event_index=1: result is "DENY", the ledger gives "ALLOW"`
+	for _, mode := range []string{"stream", "ledger"} {
+		code, stdout, _ := runCLI(t, "verify", "--root", dir, "--mode", mode)
+		if code != exitMismatch || !strings.Contains(stdout, want) {
+			t.Errorf("--mode %s of a forged row: exit %d, want %d with %q:\n%s", mode, code, exitMismatch, want, stdout)
+		}
+		if after, _ := os.ReadFile(proj); string(after) != string(forged) {
+			t.Errorf("--mode %s overwrote the forged projection", mode)
+		}
+	}
+
+	for _, at := range []int{0, 17, 100, len(clean) / 3, len(clean) / 2, len(clean) - 1} {
+		flipped := []byte(string(clean))
+		flipped[at] ^= 0x01
+		if err := os.WriteFile(proj, flipped, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"stream", "ledger"} {
+			code, r := verifyJSON(t, dir, "--mode", mode)
+			named := false
+			for _, c := range r.Checks {
+				named = named || c.Status == workspace.StatusMismatch && strings.HasPrefix(c.Field, "projection")
+			}
+			if code != exitMismatch || r.OK || !named {
+				t.Errorf("byte %d of the projection flipped, --mode %s: exit %d, ok %v, projection named %v", at, mode, code, r.OK, named)
+			}
+		}
+	}
+
+	code, stdout, stderr := runCLI(t, "verify", "--root", dir, "--repair")
+	if code != exitOK || !strings.Contains(stdout, "repaired: .ctxd/ledger.sqlite rebuilt from the ledger") {
+		t.Errorf("--repair: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(proj); string(after) != string(clean) {
+		t.Error("--repair did not restore the projection's bytes")
+	}
+	code, r := verifyJSON(t, dir, "--repair", "--mode", "ledger")
+	if code != exitOK || !r.OK || len(r.Checks) == 0 || r.Checks[0].Field != "projection" || !strings.Contains(r.Checks[0].Message, "--repair") {
+		t.Errorf("--json --repair: exit %d, ok %v, first check %+v", code, r.OK, r.Checks)
 	}
 }

@@ -380,6 +380,9 @@ func (p *pipeline) lookupTarget(s *targetSpec) (*index.File, error) {
 		p.exclude(s.rel, ExcludeDenyRule, RedactPathExcluded, RedactReasonDenyRule, detail)
 		return nil, nil
 	case index.SkipOutsideSandbox:
+		if index.IsHardLinkSkip(sk) {
+			return nil, &Refusal{Code: RefuseOutsideSandbox, Message: fmt.Sprintf("target %s is %s, so ctxd does not read it", s.rel, index.HardLinkReason), Advice: index.HardLinkAdvice}
+		}
 		return nil, outside(s.rel)
 	case index.SkipTooLarge:
 		return nil, &Refusal{Code: RefuseContextTooLarge, Message: fmt.Sprintf("target %s is larger than the indexing size cap (%s)", s.rel, detail), Advice: "narrow the scope: choose a smaller file, or raise --max-file-size if the file really must be sent"}

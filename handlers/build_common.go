@@ -54,6 +54,7 @@ func runRequest[T any](ctx context.Context, s *Session, command string, req *con
 			Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
 		}, start)
 	}
+	s.ensureIndexing()
 	snap, err := s.Index.Wait(ctx)
 	if err != nil {
 		return nil, buildError(s, command, err, start)
@@ -169,6 +170,7 @@ func manifestFields(m *contextbuilder.Manifest) []any {
 // the folder whose URI is given, else the only folder. Several folders
 // and no choice is InvalidParams listing them.
 func folderDir(s *Session, uri string) (string, error) {
+	s.ensureIndexing()
 	roots := s.Index.Snapshot().Roots()
 	if uri != "" {
 		uri = index.NormalizeURI(uri)

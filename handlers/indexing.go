@@ -37,12 +37,27 @@ func (s *Session) UseIndex(opts index.Options) {
 
 // startIndexing gives the index its roots. Until the client confirmed
 // initialization, the scan's progress requests could not be answered, so
-// roots are set only from then on.
+// roots are set only from then on (or from the first request that needs
+// the index, see ensureIndexing).
 func (s *Session) startIndexing() {
 	s.idx.mu.Lock()
 	s.idx.started = true
 	s.idx.mu.Unlock()
 	s.syncRoots()
+}
+
+// ensureIndexing starts indexing when a request needs the index before
+// the client sent initialized: the folders are known from initialize, and
+// a build between the two must resolve in-workspace paths against them
+// rather than against an index without roots (which would refuse every
+// file as outside the workspace). After initialized it does nothing.
+func (s *Session) ensureIndexing() {
+	s.idx.mu.Lock()
+	started := s.idx.started
+	s.idx.mu.Unlock()
+	if !started {
+		s.startIndexing()
+	}
 }
 
 // syncRoots makes the index's roots the session's folders, once indexing

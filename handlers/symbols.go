@@ -52,6 +52,7 @@ func lspRange(m *position.Mapper, r syntax.Range) protocol.Range {
 // returns it with its root. ok is false for a file that is not indexed:
 // skipped by a rule, or outside every root.
 func indexedFile(ctx context.Context, s *Session, uri string) (*index.RootSnapshot, *index.File, bool, error) {
+	s.ensureIndexing()
 	snap, err := s.Index.WaitFor(ctx, func(snap *index.Snapshot) bool {
 		r, rel, ok := snap.Locate(uri)
 		if !ok {

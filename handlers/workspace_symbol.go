@@ -34,6 +34,7 @@ func WorkspaceSymbol(ctx context.Context, s *Session, raw json.RawMessage) (any,
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
+	s.ensureIndexing()
 	snap, err := s.Index.Wait(ctx)
 	if err != nil {
 		return nil, err

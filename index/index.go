@@ -683,7 +683,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 		b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
 		return
 	} else {
-		c = candidate{rel: rel, abs: abs}
+		c = candidate{rel: rel, abs: abs, links: newLinkPolicy(b.r.realDir)}
 	}
 	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].parseFunc())
 	if f != nil {

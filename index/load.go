@@ -58,11 +58,15 @@ func loadText(ctx context.Context, rel string, data []byte, parse parseFunc) (*F
 // checked again after the read because the file may have grown since the
 // walk saw it.
 func loadDisk(ctx context.Context, c candidate, maxSize int64, parse parseFunc) (*File, *Skipped) {
-	data, err := readCapped(c.abs, maxSize)
+	data, err := c.read(maxSize)
 	if err != nil {
 		var sk *capError
 		if errors.As(err, &sk) {
 			s := tooLarge(c.rel, sk.size, maxSize)
+			return nil, &s
+		}
+		if errors.Is(err, ErrOutsideRoot) {
+			s := hardLinkSkip(c.rel)
 			return nil, &s
 		}
 		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
@@ -76,9 +80,6 @@ func (e *capError) Error() string {
 	return fmt.Sprintf("file of %d bytes exceeds the size cap", e.size)
 }
 
-// readCapped reads a whole file but refuses one larger than max without
-// reading more than max+1 bytes, so a file that grew to gigabytes since the
-// walk cannot exhaust memory.
 // readAllInto reads r to EOF, appending to buf.
 func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
 	for {
@@ -96,17 +97,8 @@ func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
 	}
 }
 
-func readCapped(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCappedFile(f, max)
-}
-
-// readCappedIn is readCapped for the file rel of a root, opened without
-// leaving the root (see openInRoot).
+// readCappedIn reads the file rel of a root with readCappedFile, opened
+// without leaving the root and checked for hard links (see openInRoot).
 func readCappedIn(rootReal, rel string, max int64) ([]byte, error) {
 	f, err := openInRoot(rootReal, rel)
 	if err != nil {
@@ -116,6 +108,9 @@ func readCappedIn(rootReal, rel string, max int64) ([]byte, error) {
 	return readCappedFile(f, max)
 }
 
+// readCappedFile reads a whole opened file but refuses one larger than max
+// without reading more than max+1 bytes, so a file that grew to gigabytes
+// since the walk cannot exhaust memory.
 func readCappedFile(f *os.File, max int64) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {

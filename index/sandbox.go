@@ -15,7 +15,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
+
+	"github.com/ctxd/ctxd/contextbuilder/policy"
 )
 
 // ErrOutsideRoot is wrapped by every refusal of the sandbox: the path or
@@ -561,6 +564,7 @@ func parentsReal(rootReal, rel string) bool {
 // openInRoot opens the file rel of the root for reading without ever
 // leaving it: rel is resolved with resolveIn (refusing a link out), then
 // opened through an os.Root, which also refuses a link swapped in between.
+// The opened file is then checked for hard links ([checkHardLinks]).
 func openInRoot(rootReal, rel string) (*os.File, error) {
 	real, err := resolveIn(osFS{}, rootReal, rel)
 	if err != nil {
@@ -569,5 +573,82 @@ func openInRoot(rootReal, rel string) (*os.File, error) {
 	if real == "" {
 		return nil, refuse("the workspace root itself, not a file in it")
 	}
-	return os.OpenInRoot(rootReal, filepath.FromSlash(real))
+	f, err := os.OpenInRoot(rootReal, filepath.FromSlash(real))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHardLinks(f, newLinkPolicy(rootReal)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Hard links. A regular file with more than one link (st_nlink > 1) may be
+// the same file as one outside the workspace root: `ln /etc/secret
+// w/notes.txt` makes w/notes.txt a name of /etc/secret, indistinguishable
+// from a file of the workspace by its path, and the sandbox's walk cannot
+// see it. Such a file is not read unless the workspace's
+// .ctxd/config.json allows it ("sandbox": {"allow_hard_links": true}). The
+// count is taken from the opened descriptor (fstat), so a link made
+// between a check by path and the read is still seen.
+const (
+	// HardLinkReason is the reason of the refusal and the start of the
+	// outside_sandbox skip record of a file with more than one hard link.
+	HardLinkReason = "a file with more than one hard link: another of its names may be outside the workspace root"
+	// HardLinkAdvice says how to allow such files.
+	HardLinkAdvice = `if every hard link in the workspace is trusted, set "sandbox": {"allow_hard_links": true} in .ctxd/config.json and restart ctxd; otherwise replace the link with a copy of the file`
+)
+
+// hardLinkDetail is the Detail of the outside_sandbox skip record of a
+// file with more than one hard link.
+const hardLinkDetail = HardLinkReason + "; " + HardLinkAdvice
+
+// IsHardLinkSkip reports whether a skip record is that of a file refused
+// for having more than one hard link.
+func IsHardLinkSkip(s Skipped) bool {
+	return s.Reason == SkipOutsideSandbox && strings.HasPrefix(s.Detail, HardLinkReason)
+}
+
+// linkPolicy answers, once, whether a root allows hard links: the
+// configuration is read only when a file with several links is met.
+type linkPolicy struct {
+	allowed func() bool
+}
+
+// newLinkPolicy returns the policy of the root at rootReal, read from its
+// configuration on first use.
+func newLinkPolicy(rootReal string) *linkPolicy {
+	return &linkPolicy{allowed: sync.OnceValue(func() bool { return hardLinksAllowed(rootReal) })}
+}
+
+// allows reports whether a file with the given information may be read.
+// Only regular files are concerned: a directory always has several links.
+func (p *linkPolicy) allows(info fs.FileInfo) bool {
+	if !info.Mode().IsRegular() || linkCount(info) <= 1 {
+		return true
+	}
+	return p != nil && p.allowed()
+}
+
+// hardLinksAllowed reads the root's .ctxd/config.json (the same strict
+// loader the builds use) and reports its sandbox.allow_hard_links. A
+// configuration that cannot be loaded allows nothing: fail closed.
+func hardLinksAllowed(rootReal string) bool {
+	c, err := policy.Load(rootReal)
+	return err == nil && c.File.Sandbox.AllowHardLinks
+}
+
+// checkHardLinks refuses (ErrOutsideRoot, HardLinkReason) an opened regular
+// file with more than one link when the root does not allow it. It looks
+// at the descriptor, never at a path.
+func checkHardLinks(f *os.File, p *linkPolicy) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !p.allows(info) {
+		return &SandboxError{Reason: HardLinkReason}
+	}
+	return nil
 }

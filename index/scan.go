@@ -18,6 +18,29 @@ import (
 type candidate struct {
 	rel string // workspace-relative, slash-separated
 	abs string // the path to read (a link's resolved target)
+	// links says whether the root allows files with several hard links;
+	// nil allows none.
+	links *linkPolicy
+}
+
+// read reads the candidate, refusing a regular file with more than one
+// hard link unless the root allows it: the count is that of the opened
+// descriptor, so a link made since the walk looked is still seen.
+func (c candidate) read(max int64) ([]byte, error) {
+	f, err := os.Open(c.abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := checkHardLinks(f, c.links); err != nil {
+		return nil, err
+	}
+	return readCappedFile(f, max)
+}
+
+// hardLinkSkip is the record of a file refused for its hard links.
+func hardLinkSkip(rel string) Skipped {
+	return Skipped{Path: rel, Reason: SkipOutsideSandbox, Detail: hardLinkDetail}
 }
 
 // walkResult is the outcome of walking one root.
@@ -35,6 +58,7 @@ type walkResult struct {
 // ignored.
 func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker, maxSize int64) (walkResult, error) {
 	var res walkResult
+	links := newLinkPolicy(realDir)
 	var visit func(dirRel string) error
 	visit = func(dirRel string) error {
 		if err := ctx.Err(); err != nil {
@@ -63,7 +87,7 @@ func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker,
 					return err
 				}
 			case mode&fs.ModeSymlink != 0:
-				c, s, ok := resolveLink(realDir, rel, checker, maxSize)
+				c, s, ok := resolveLinkWith(realDir, rel, checker, maxSize, links)
 				if !ok {
 					res.skipped = append(res.skipped, s)
 					continue
@@ -75,11 +99,15 @@ func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker,
 					res.skipped = append(res.skipped, Skipped{Path: rel, Reason: SkipUnreadable, Detail: errDetail(err)})
 					continue
 				}
+				if !links.allows(info) {
+					res.skipped = append(res.skipped, hardLinkSkip(rel))
+					continue
+				}
 				if info.Size() > maxSize {
 					res.skipped = append(res.skipped, tooLarge(rel, info.Size(), maxSize))
 					continue
 				}
-				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name())})
+				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name()), links: links})
 			default:
 				// Sockets, devices and pipes are never read: a read could block.
 				res.skipped = append(res.skipped, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
@@ -123,6 +151,13 @@ func tooLarge(rel string, size, max int64) Skipped {
 // before looking at it: a link out of the root is recorded without
 // anything outside being stat'ed.
 func resolveLink(realDir, rel string, checker *ignore.Checker, maxSize int64) (candidate, Skipped, bool) {
+	return resolveLinkWith(realDir, rel, checker, maxSize, newLinkPolicy(realDir))
+}
+
+// resolveLinkWith is resolveLink with the root's hard-link policy: a link
+// to a regular file with several hard links is refused as that file would
+// be.
+func resolveLinkWith(realDir, rel string, checker *ignore.Checker, maxSize int64, links *linkPolicy) (candidate, Skipped, bool) {
 	targetRel, err := resolveIn(osFS{}, realDir, rel)
 	if errors.Is(err, ErrOutsideRoot) {
 		return candidate{}, Skipped{Path: rel, Reason: SkipOutsideSandbox, Detail: "symbolic link to a path outside the workspace root"}, false
@@ -145,10 +180,13 @@ func resolveLink(realDir, rel string, checker *ignore.Checker, maxSize int64) (c
 		s.Path, s.Detail = rel, "symbolic link to "+targetRel+": "+s.Detail
 		return candidate{}, s, false
 	}
+	if !links.allows(info) {
+		return candidate{}, hardLinkSkip(rel), false
+	}
 	if info.Size() > maxSize {
 		return candidate{}, tooLarge(rel, info.Size(), maxSize), false
 	}
-	return candidate{rel: rel, abs: target}, Skipped{}, true
+	return candidate{rel: rel, abs: target, links: links}, Skipped{}, true
 }
 
 // within reports whether abs lies inside dir (both real, absolute paths)

@@ -460,3 +460,49 @@ func TestBuildContextOutOfSync(t *testing.T) {
 func rangeOf(l1, c1, l2, c2 int) map[string]any {
 	return map[string]any{"start": map[string]any{"line": l1, "character": c1}, "end": map[string]any{"line": l2, "character": c2}}
 }
+
+// TestBuildBetweenInitializeAndInitialized sends context commands after
+// initialize but before initialized: the folders are known from initialize,
+// so an in-workspace file must resolve (not be refused as outside the
+// sandbox), and a path outside the folder is still refused. initialized
+// arriving afterwards changes nothing.
+func TestBuildBetweenInitializeAndInitialized(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params func(dir string) map[string]any
+	}{
+		{"workspaceFolders", func(dir string) map[string]any {
+			return map[string]any{"workspaceFolders": []map[string]any{{"uri": index.PathToURI(dir), "name": "shop"}}}
+		}},
+		{"rootUri", func(dir string) map[string]any { return map[string]any{"rootUri": index.PathToURI(dir)} }},
+		{"rootPath", func(dir string) map[string]any { return map[string]any{"rootPath": dir} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workspace(t, buildWorkspace)
+			h := &buildHarness{harness: newHarness(t), dir: dir, next: 100}
+			params := tc.params(dir)
+			params["processId"] = nil
+			params["capabilities"] = map[string]any{}
+			if m := h.call(1, "initialize", params); m.Error != nil {
+				t.Fatal(m.Error)
+			}
+			uri := h.uri("store/store.go")
+			req := map[string]any{"purpose": "diff", "correlation_id": "00000000-0000-4000-8000-000000000011", "active_file": uri}
+			r := h.build(req)
+			if got := r.Manifest.Selection.TargetFiles; !slices.Equal(got, []string{"store/store.go"}) {
+				t.Errorf("target_files = %v, want [store/store.go]", got)
+			}
+			outside := map[string]any{"purpose": "diff", "correlation_id": "00000000-0000-4000-8000-000000000012",
+				"active_file": index.PathToURI(filepath.Join(filepath.Dir(dir), "elsewhere.go"))}
+			if m := h.command("ctxd.buildContext", outside); m.Error == nil || !strings.Contains(string(m.Error.Data), string(contextbuilder.RefuseOutsideSandbox)) {
+				t.Errorf("a file outside the folder before initialized: %+v, want %s", m.Error, contextbuilder.RefuseOutsideSandbox)
+			}
+
+			h.notify("initialized", map[string]any{})
+			again := h.build(req)
+			if again.Manifest.Fingerprints != r.Manifest.Fingerprints {
+				t.Errorf("after initialized: fingerprints %+v, before %+v", again.Manifest.Fingerprints, r.Manifest.Fingerprints)
+			}
+		})
+	}
+}

@@ -46,14 +46,19 @@
 //
 // [VerifyLedger] and [VerifyAudit] replay a journal and return one [Check]
 // per line, plus file-level checks. [ModeStream] replays the JSONL file;
-// [ModeLedger] first runs [Project] and replays from SQL queries against the
-// projection, giving the same Checks.
+// [ModeLedger] builds the projection in memory and replays from SQL queries
+// against it, giving the same Checks. Both compare an existing projection
+// file with the fresh projection, byte for byte and then row by row, and
+// never overwrite it.
 //
 // # SQLite projection
 //
 // [Project] writes a SQLite 3 database (by default <root>/.ctxd/ledger.sqlite)
-// that the sqlite3 shell can query. It is rebuilt whole each time (temporary
-// file, then rename) and is only a view: the journal is the truth.
+// that the sqlite3 shell can query. It is rebuilt whole each time (built in
+// memory, then a temporary file and a rename) and is only a view: the
+// journal is the truth. The same journal always gives the same bytes, which
+// is what verification relies on; [Ledger.KeepProjection] keeps an existing
+// file current after every append.
 //
 //	meta(key TEXT PRIMARY KEY, value TEXT)
 //	    schema_version   "1" (ProjectionSchemaVersion)

@@ -54,6 +54,11 @@ type journal struct {
 	recs   []record
 	offset int64       // bytes of the file covered by recs
 	info   os.FileInfo // identity of the file recs were read from; nil before the first read
+
+	// appended, when set, is called after every append with the whole
+	// journal's bytes, still under the exclusive lock (see
+	// Ledger.KeepProjection). It must not take the journal's lock.
+	appended func(data []byte)
 }
 
 func newJournal(path string, now func() time.Time) *journal {
@@ -211,6 +216,14 @@ func (j *journal) update(ctx context.Context, fn func(recs []record) ([]record, 
 	}
 	j.recs = append(j.recs, add...)
 	j.offset += int64(buf.Len())
+	if j.appended != nil {
+		var all bytes.Buffer
+		for _, r := range j.recs {
+			all.Write(r.line)
+			all.WriteByte('\n')
+		}
+		j.appended(all.Bytes())
+	}
 	return add, nil
 }
 

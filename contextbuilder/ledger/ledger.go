@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -334,6 +335,27 @@ func Open(dir string, now func() time.Time) (*Ledger, error) {
 		return nil, fmt.Errorf("opening ledger: %w", err)
 	}
 	return l, nil
+}
+
+// KeepProjection keeps the SQLite projection at sqlitePath (see [Project])
+// current: after every append, while still holding the journal's lock, a
+// projection that exists is rewritten from the journal, so that `ctxd
+// verify` finds it equal to a fresh one. A missing projection is not
+// created (`ctxd verify --mode ledger` or `--repair` does). A failure to
+// rewrite it does not fail the append, which is already durable: the
+// projection stays as it was, and verification reports it as out of date.
+// Call it before the Ledger is shared.
+func (l *Ledger) KeepProjection(sqlitePath string) {
+	l.j.appended = func(data []byte) {
+		if _, err := os.Lstat(sqlitePath); err != nil {
+			return
+		}
+		img, err := projectionImage(data)
+		if err != nil {
+			return
+		}
+		_ = writeImage(sqlitePath, img, true) // see above: verification reports a stale projection
+	}
 }
 
 // Events returns every event in order, after reading what other processes

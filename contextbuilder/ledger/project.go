@@ -67,79 +67,135 @@ CREATE TABLE resolved_refs (
 // payload decodes a row of decisions and its resolved refs rows of
 // resolved_refs, and meta records the schema version, the source file's
 // sha256, its line count and the length of an incomplete last line. The
-// database is written to a temporary file next to sqlitePath and renamed
-// over it, so readers see the old or the new projection, never a partial
-// one. A missing journal projects to empty tables.
+// database is built in memory ([projectionImage]), written to a temporary
+// file next to sqlitePath and renamed over it, so readers see the old or
+// the new projection, never a partial one. A missing journal projects to
+// empty tables. The file is byte for byte the projection's image, which
+// depends on the journal's bytes only: verification compares it with a
+// fresh image.
 func Project(dir, sqlitePath string) error {
-	return project(dir, sqlitePath)
-}
-
-// project is Project, with a named result for the deferred clean-up.
-func project(dir, sqlitePath string) (err error) {
 	data, _, err := readShared(filepath.Join(dir, JournalFile))
 	if err != nil {
 		return fmt.Errorf("projecting ledger: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(sqlitePath), 0o700); err != nil {
+	img, err := projectionImage(data)
+	if err != nil {
+		return fmt.Errorf("projecting ledger to %s: %w", sqlitePath, err)
+	}
+	if err := writeImage(sqlitePath, img, true); err != nil {
 		return fmt.Errorf("projecting ledger: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(sqlitePath), filepath.Base(sqlitePath)+".tmp-*")
+	return nil
+}
+
+// writeImage writes a projection image to path through a synced temporary
+// file. With replace it is renamed over whatever is there; without, an
+// existing file is left alone (fs.ErrExist): verification creates a
+// missing projection but never overwrites one.
+func writeImage(path string, img []byte, replace bool) (err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("projecting ledger: %w", err)
+		return err
 	}
 	tmpName := tmp.Name()
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("projecting ledger: %w", err)
-	}
 	defer func() {
-		if err != nil {
+		if err != nil || !replace {
 			os.Remove(tmpName)
 		}
 	}()
-	if err := writeProjection(tmpName, data); err != nil {
-		return fmt.Errorf("projecting ledger to %s: %w", sqlitePath, err)
+	_, err = tmp.Write(img)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	f, err := os.OpenFile(tmpName, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("projecting ledger: %w", err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
+	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("projecting ledger: syncing %s: %w", tmpName, err)
+		return fmt.Errorf("writing %s: %w", tmpName, err)
 	}
-	if err := os.Rename(tmpName, sqlitePath); err != nil {
-		return fmt.Errorf("projecting ledger: %w", err)
+	if replace {
+		err = os.Rename(tmpName, path)
+	} else {
+		err = os.Link(tmpName, path) // fails with fs.ErrExist when path exists
 	}
-	return syncDir(filepath.Dir(sqlitePath))
-}
-
-// writeProjection fills a new database file from the journal bytes, in one
-// transaction.
-func writeProjection(path string, data []byte) (err error) {
-	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := db.Close(); err == nil {
-			err = cerr
-		}
-	}()
+	return syncDir(filepath.Dir(path))
+}
+
+// projectionImage builds the projection of the journal bytes data in an
+// in-memory database and returns the database file's bytes. The same data
+// always gives the same bytes (with the same SQLite library): one
+// connection, one transaction, the same statements in the same order, and
+// nothing from the clock or the machine.
+func projectionImage(data []byte) (img []byte, err error) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
-	// The file is new and private until the rename, and Project syncs it
-	// itself before renaming: SQLite's rollback journal and fsyncs would
-	// only slow the build down.
-	if _, err := conn.ExecContext(ctx, `PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF`); err != nil {
-		return fmt.Errorf("configuring the new database: %w", err)
+	if err := fillProjection(ctx, conn, data); err != nil {
+		return nil, err
 	}
+	err = conn.Raw(func(dc any) error {
+		s, ok := dc.(interface{ Serialize() ([]byte, error) })
+		if !ok {
+			return errors.New("the SQLite driver cannot serialize a database")
+		}
+		img, err = s.Serialize()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serializing the projection: %w", err)
+	}
+	return img, nil
+}
+
+// imageConn opens an in-memory database holding a copy of img: the file a
+// projection image came from is never opened by SQLite, so reading it can
+// neither change it nor see it change. The caller closes both.
+func imageConn(img []byte) (*sql.DB, *sql.Conn, error) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		d, ok := dc.(interface{ Deserialize([]byte) error })
+		if !ok {
+			return errors.New("the SQLite driver cannot deserialize a database")
+		}
+		if len(img) == 0 {
+			return errors.New("the file is empty")
+		}
+		return d.Deserialize(img)
+	})
+	if err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	return db, conn, nil
+}
+
+// fillProjection creates the tables in conn and fills them from the
+// journal bytes, in one transaction.
+func fillProjection(ctx context.Context, conn *sql.Conn, data []byte) (err error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -220,40 +276,26 @@ func writeProjection(path string, data []byte) (err error) {
 	return tx.Commit()
 }
 
-// openProjection opens an existing projection and checks its schema
-// version.
-func openProjection(path string) (*sql.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("opening projection: %w", err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return nil, fmt.Errorf("opening projection %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	var v string
-	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening projection %s: reading schema_version: %w", path, err)
-	}
-	if v != strconv.Itoa(ProjectionSchemaVersion) {
-		db.Close()
-		return nil, fmt.Errorf("opening projection %s: schema_version %s, want %d", path, v, ProjectionSchemaVersion)
-	}
-	return db, nil
+// querier is what the replay needs of a database: *sql.DB or the one
+// *sql.Conn of an in-memory image.
+type querier interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // projectedLines reads every line back, in position order, and the length
 // of the incomplete tail.
-func projectedLines(db *sql.DB) (lines [][]byte, torn int, err error) {
+func projectedLines(db querier) (lines [][]byte, torn int, err error) {
+	ctx := context.Background()
 	var tornText string
-	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'torn_tail_bytes'`).Scan(&tornText); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'torn_tail_bytes'`).Scan(&tornText); err != nil {
 		return nil, 0, fmt.Errorf("reading meta torn_tail_bytes: %w", err)
 	}
 	if torn, err = strconv.Atoi(tornText); err != nil {
 		return nil, 0, fmt.Errorf("reading meta torn_tail_bytes: %w", err)
 	}
-	rows, err := db.Query(`SELECT event_index, line FROM events ORDER BY event_index`)
+	rows, err := db.QueryContext(ctx, `SELECT event_index, line FROM events ORDER BY event_index`)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -278,7 +320,7 @@ type sqlSource struct {
 	event1, findTurn, findCorr, anyTurn, anyCorr, decision1, refs *sql.Stmt
 }
 
-func newSQLSource(db *sql.DB) (*sqlSource, error) {
+func newSQLSource(db querier) (*sqlSource, error) {
 	s := &sqlSource{}
 	for _, q := range []struct {
 		stmt **sql.Stmt
@@ -297,7 +339,7 @@ func newSQLSource(db *sql.DB) (*sqlSource, error) {
 		{&s.refs, `SELECT ref_id, event_index, event_digest, admitted_for FROM resolved_refs
 			WHERE decision_index = ? ORDER BY position`},
 	} {
-		stmt, err := db.Prepare(q.text)
+		stmt, err := db.PrepareContext(context.Background(), q.text)
 		if err != nil {
 			s.close()
 			return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -47,8 +46,10 @@ type VerifyOptions struct {
 	// artifact matches, else the name of the first differing field (e.g.
 	// "bundle_fingerprint") and a message.
 	CheckBundle func(ref BundleRef) (field, message string)
-	// SQLitePath is where ModeLedger writes the projection
-	// (<root>/.ctxd/ledger.sqlite); required in that mode, unused otherwise.
+	// SQLitePath is the projection file (<root>/.ctxd/ledger.sqlite),
+	// compared in both modes with a fresh projection of the journal when it
+	// exists, and created by ModeLedger when it does not; required in
+	// ModeLedger, "" skips the comparison in ModeStream.
 	SQLitePath string
 }
 
@@ -74,24 +75,59 @@ type Check struct {
 }
 
 // VerifyLedger replays the ledger journal in dir and returns one Check per
-// line, then file-level checks: an incomplete last line, and the checks
-// opts skips. Every line must be canonical JSON continuing the hash chain;
-// every event must be well-formed; every DECISION must recompute: its
-// context_digest from its stored spec and assembled context, its
-// resolved_refs by resolving declared_refs again against the events before
-// its INTENT (with the CURRENT digests of those events), its
-// normative_input_digests from the referenced INTENT payloads only, its
-// boundary against opts.ConfigDigest, its bundle through opts.CheckBundle.
-// ModeStream and ModeLedger return the same Checks for the same file. A
-// missing journal gives no checks and no error; errors are I/O failures.
+// line, then file-level checks: an incomplete last line, the checks opts
+// skips, and the projection's. Every line must be canonical JSON
+// continuing the hash chain; every event must be well-formed; every
+// DECISION must recompute: its context_digest from its stored spec and
+// assembled context, its resolved_refs by resolving declared_refs again
+// against the events before its INTENT (with the CURRENT digests of those
+// events), its normative_input_digests from the referenced INTENT payloads
+// only, its boundary against opts.ConfigDigest, its bundle through
+// opts.CheckBundle.
+//
+// Both modes build the projection of the journal afresh, in memory. When
+// the file at opts.SQLitePath exists it must be byte for byte that
+// projection; otherwise every differing row of every table is a
+// "projection.<table>" mismatch, and a file SQLite cannot read, or one
+// that differs only in bytes no row shows, a "projection" mismatch. The
+// file is never overwritten ([Project] rebuilds it); ModeLedger creates it
+// when it is missing, as the projection it replayed.
+//
+// ModeLedger replays from SQL queries against the fresh projection,
+// ModeStream from the journal's bytes; they return the same Checks for the
+// same files. A missing journal gives no checks (and a projection, if any,
+// is compared with that of an empty journal) and no error; errors are I/O
+// failures.
 func VerifyLedger(dir string, opts VerifyOptions) ([]Check, error) {
 	path := filepath.Join(dir, JournalFile)
+	if opts.Mode != "" && opts.Mode != ModeStream && opts.Mode != ModeLedger {
+		return nil, fmt.Errorf("%w: unknown mode %q", ErrInvalidOptions, opts.Mode)
+	}
+	if opts.Mode == ModeLedger && opts.SQLitePath == "" {
+		return nil, fmt.Errorf("%w: ledger mode needs SQLitePath", ErrInvalidOptions)
+	}
+	data, exists, disk, err := readJournalAndProjection(path, opts.SQLitePath)
+	if err != nil {
+		return nil, fmt.Errorf("verifying ledger: %w", err)
+	}
+	var fresh []byte
+	if disk != nil || (exists && opts.Mode == ModeLedger) {
+		if fresh, err = projectionImage(data); err != nil {
+			return nil, fmt.Errorf("verifying ledger: projecting: %w", err)
+		}
+	}
+	var projChecks []Check
+	if disk != nil {
+		if projChecks, err = checkProjection(projectionName(opts.SQLitePath), disk, fresh); err != nil {
+			return nil, fmt.Errorf("verifying ledger: %w", err)
+		}
+	}
+	if !exists {
+		return nonNil(projChecks), nil
+	}
+	var checks []Check
 	switch opts.Mode {
 	case "", ModeStream:
-		data, exists, err := readShared(path)
-		if err != nil || !exists {
-			return []Check{}, err
-		}
 		lines, tail := splitLines(data)
 		evs := make([]Event, len(lines))
 		for i, line := range lines {
@@ -101,49 +137,42 @@ func VerifyLedger(dir string, opts VerifyOptions) ([]Check, error) {
 		}
 		src := &memSource{base: evs}
 		src.buildIndex()
-		return verifyLedgerLines(lines, len(tail), src, opts)
+		checks, err = verifyLedgerLines(lines, len(tail), src, opts)
 	case ModeLedger:
-		if opts.SQLitePath == "" {
-			return nil, fmt.Errorf("%w: ledger mode needs SQLitePath", ErrInvalidOptions)
+		if disk == nil {
+			if err := writeImage(opts.SQLitePath, fresh, false); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, fmt.Errorf("verifying ledger: writing the projection: %w", err)
+			}
 		}
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return []Check{}, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("verifying ledger: %w", err)
-		}
-		if err := Project(dir, opts.SQLitePath); err != nil {
-			return nil, err
-		}
-		return verifyProjection(opts)
-	default:
-		return nil, fmt.Errorf("%w: unknown mode %q", ErrInvalidOptions, opts.Mode)
+		checks, err = verifyImage(fresh, opts)
 	}
-}
-
-// verifyProjection runs the checks against the projection at
-// opts.SQLitePath, reading everything through SQL.
-func verifyProjection(opts VerifyOptions) (checks []Check, err error) {
-	db, err := openProjection(opts.SQLitePath)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if cerr := db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("closing projection %s: %w", opts.SQLitePath, cerr)
-		}
-	}()
-	lines, torn, err := projectedLines(db)
+	return append(checks, projChecks...), nil
+}
+
+// verifyImage runs the checks against a projection image, reading
+// everything through SQL.
+func verifyImage(img []byte, opts VerifyOptions) ([]Check, error) {
+	db, conn, err := imageConn(img)
 	if err != nil {
-		return nil, fmt.Errorf("reading projection %s: %w", opts.SQLitePath, err)
+		return nil, fmt.Errorf("opening the projection: %w", err)
 	}
-	src, err := newSQLSource(db)
+	defer db.Close()
+	defer conn.Close()
+	lines, torn, err := projectedLines(conn)
 	if err != nil {
-		return nil, fmt.Errorf("reading projection %s: %w", opts.SQLitePath, err)
+		return nil, fmt.Errorf("reading the projection: %w", err)
+	}
+	src, err := newSQLSource(conn)
+	if err != nil {
+		return nil, fmt.Errorf("reading the projection: %w", err)
 	}
 	defer src.close()
-	checks, err = verifyLedgerLines(lines, torn, src, opts)
+	checks, err := verifyLedgerLines(lines, torn, src, opts)
 	if err != nil {
-		return nil, fmt.Errorf("reading projection %s: %w", opts.SQLitePath, err)
+		return nil, fmt.Errorf("reading the projection: %w", err)
 	}
 	return checks, nil
 }

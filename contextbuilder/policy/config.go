@@ -65,6 +65,21 @@ type File struct {
 	// Policy is the seed 001 context policy; nil means no policy: every
 	// path is allowed and nothing is capped.
 	Policy *Policy `json:"policy,omitempty"`
+	// Sandbox relaxes rules of the sandbox (docs/security.md). Its zero
+	// value, the default, is the strict sandbox; it is left out of the
+	// canonical form then, so the digest of every configuration that does
+	// not relax the sandbox is the same as before the section existed.
+	Sandbox Sandbox `json:"sandbox,omitzero"`
+}
+
+// Sandbox holds the workspace's exceptions to the sandbox.
+type Sandbox struct {
+	// AllowHardLinks lets ctxd read a regular file that has more than one
+	// hard link. By default such a file is not read (outside_sandbox):
+	// another name of the same file may be outside the workspace root, and
+	// nothing in the workspace tells where, so a link to a secret outside
+	// it would otherwise be read and sent. Default false.
+	AllowHardLinks bool `json:"allow_hard_links,omitzero"`
 }
 
 // Model holds model defaults. A zero field means ctxd's default, which

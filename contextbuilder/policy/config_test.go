@@ -264,7 +264,7 @@ var invalidCases = []invalidCase{
 	{name: "schema_version number", in: `{"schema_version": 1}`, field: "/schema_version", msg: `must be "1", got 1`},
 
 	// Unknown members at each level.
-	{name: "unknown top-level member", in: `{"schema_version": "1", "polcy": {}}`, field: "/polcy", msg: `unknown member "polcy"; expected one of: context, deny_rules, model, normalization, policy, schema_version`},
+	{name: "unknown top-level member", in: `{"schema_version": "1", "polcy": {}}`, field: "/polcy", msg: `unknown member "polcy"; expected one of: context, deny_rules, model, normalization, policy, sandbox, schema_version`},
 	{name: "unknown model member", in: `{"schema_version": "1", "model": {"temperature": 1}}`, field: "/model/temperature", msg: "unknown member"},
 	{name: "unknown context member", in: `{"schema_version": "1", "context": {"max_ref": 1}}`, field: "/context/max_ref", msg: "unknown member"},
 	{name: "unknown normalization member", in: `{"schema_version": "1", "normalization": {"rule": []}}`, field: "/normalization/rule", msg: "unknown member"},
@@ -578,7 +578,9 @@ func TestSchemaDescribed(t *testing.T) {
 // TestTypesMatchSchema checks that File's JSON form, as produced for
 // Canonical, is exactly what the schema describes, member for member.
 func TestTypesMatchSchema(t *testing.T) {
-	c := mustParse(t, fullConfig)
+	// The sandbox section is in the canonical form only when it relaxes
+	// something.
+	c := mustParse(t, strings.Replace(fullConfig, `"schema_version": "1",`, `"schema_version": "1", "sandbox": {"allow_hard_links": true},`, 1))
 	var got map[string]any
 	if err := json.Unmarshal(c.Canonical, &got); err != nil {
 		t.Fatal(err)
@@ -599,6 +601,7 @@ func TestTypesMatchSchema(t *testing.T) {
 		{"context", schema["properties"].(map[string]any)["context"].(map[string]any), got["context"].(map[string]any)},
 		{"normalization", schema["properties"].(map[string]any)["normalization"].(map[string]any), got["normalization"].(map[string]any)},
 		{"policy", schema["properties"].(map[string]any)["policy"].(map[string]any), got["policy"].(map[string]any)},
+		{"sandbox", schema["properties"].(map[string]any)["sandbox"].(map[string]any), got["sandbox"].(map[string]any)},
 	}
 	for _, ch := range checks {
 		if diff := cmp.Diff(props(ch.schema), sortedKeys(ch.value)); diff != "" {
@@ -654,5 +657,53 @@ func moduleRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// TestSandboxSection: allow_hard_links is decoded strictly, enters the
+// canonical form and the digest only when true, and a strict (absent or
+// false) setting keeps the digest of a file without the section.
+func TestSandboxSection(t *testing.T) {
+	base := mustParse(t, `{"schema_version": "1"}`)
+	for _, tc := range []struct {
+		name     string
+		in       string
+		allow    bool
+		sameAsNo bool
+	}{
+		{"absent", `{"schema_version": "1"}`, false, true},
+		{"empty", `{"schema_version": "1", "sandbox": {}}`, false, true},
+		{"false", `{"schema_version": "1", "sandbox": {"allow_hard_links": false}}`, false, true},
+		{"true", `{"schema_version": "1", "sandbox": {"allow_hard_links": true}}`, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustParse(t, tc.in)
+			if diff := cmp.Diff(Sandbox{AllowHardLinks: tc.allow}, c.File.Sandbox); diff != "" {
+				t.Errorf("Sandbox (-want +got):\n%s", diff)
+			}
+			if got := c.Digest == base.Digest; got != tc.sameAsNo {
+				t.Errorf("digest equal to the file without a sandbox section: %v, want %v (canonical %s)", got, tc.sameAsNo, c.Canonical)
+			}
+			if got := strings.Contains(string(c.Canonical), `"sandbox":{"allow_hard_links":true}`); got != tc.allow {
+				t.Errorf("canonical form %s: holds the sandbox section: %v, want %v", c.Canonical, got, tc.allow)
+			}
+			cbtest.Validate(t, "config.schema.json", c.Canonical)
+		})
+	}
+	for _, tc := range []struct{ name, in, field string }{
+		{"unknown member", `{"schema_version": "1", "sandbox": {"allow_symlinks": true}}`, "/sandbox/allow_symlinks"},
+		{"not a boolean", `{"schema_version": "1", "sandbox": {"allow_hard_links": "yes"}}`, "/sandbox/allow_hard_links"},
+		{"not an object", `{"schema_version": "1", "sandbox": true}`, "/sandbox"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in))
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Parse(%s) = %v, want an *Error", tc.in, err)
+			}
+			if perr.Field != tc.field {
+				t.Errorf("Field = %q, want %q (message %q)", perr.Field, tc.field, perr.Message)
+			}
+		})
 	}
 }

@@ -59,6 +59,25 @@ type Counts struct {
 	Skipped      int `json:"skipped"`
 }
 
+// ProjectionFile is the ledger's SQLite projection, relative to .ctxd.
+const ProjectionFile = "ledger.sqlite"
+
+// RepairProjection rebuilds root's .ctxd/ledger.sqlite from the ledger
+// journal ([ledger.Project]), replacing whatever is there, and reports
+// whether it did: a workspace without .ctxd has nothing to repair (and
+// gets no .ctxd). Verification never does this on its own: `ctxd verify
+// --repair` asks for it.
+func RepairProjection(root string) (bool, error) {
+	dir := filepath.Join(root, store.Dir)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
+		return false, fmt.Errorf("repairing the projection: %w", err)
+	}
+	return true, nil
+}
+
 // Verify replays what ctxd recorded in root's .ctxd: stream replay
 // re-reads the ledger, ledger replay first projects it into
 // .ctxd/ledger.sqlite and verifies from the database. Both recompute
@@ -103,7 +122,7 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		Mode:         mode,
 		ConfigDigest: r.ContextConfigDigest,
 		CheckBundle:  stored.checkBundle,
-		SQLitePath:   filepath.Join(dir, "ledger.sqlite"),
+		SQLitePath:   filepath.Join(dir, ProjectionFile),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("verify: the ledger: %w", err)

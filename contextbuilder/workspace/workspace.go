@@ -86,6 +86,7 @@ func (w *Workspace) openState() error {
 	if w.ledger, err = ledger.Open(filepath.Join(st.Dir(), "ledger"), w.now); err != nil {
 		return fmt.Errorf("opening the ledger: %w", err)
 	}
+	w.ledger.KeepProjection(filepath.Join(st.Dir(), ProjectionFile))
 	if w.audit, err = ledger.OpenAudit(filepath.Join(st.Dir(), "audit.jsonl"), w.now); err != nil {
 		return fmt.Errorf("opening the audit trail: %w", err)
 	}

@@ -425,7 +425,16 @@ func TestTamperDetected(t *testing.T) {
 	if r := e.verify(); !r.OK {
 		t.Fatalf("verify before tampering: %+v", mismatches(r))
 	}
-	targets := map[string]string{"ledger": filepath.Join(".ctxd", "ledger", "events.jsonl"), "audit": filepath.Join(".ctxd", "audit.jsonl")}
+	// Ledger replay writes the missing projection; from then on both modes
+	// compare it with a fresh one.
+	if r, err := workspace.Verify(e.dir, ledger.ModeLedger); err != nil || !r.OK {
+		t.Fatalf("ledger replay before tampering: %v %+v", err, r)
+	}
+	targets := map[string]string{
+		"ledger":     filepath.Join(".ctxd", "ledger", "events.jsonl"),
+		"audit":      filepath.Join(".ctxd", "audit.jsonl"),
+		"projection": filepath.Join(".ctxd", workspace.ProjectionFile),
+	}
 	for _, kind := range []string{"contexts", "context_policies", "prompts"} {
 		m, _ := filepath.Glob(filepath.Join(e.dir, ".ctxd", "artifacts", kind, "*.json"))
 		if len(m) == 0 {
@@ -460,6 +469,61 @@ func TestTamperDetected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProjectionKeptByBuilds: once .ctxd/ledger.sqlite exists, every build
+// and recorded execution rewrites it, so verification still passes; a
+// forged row is a mismatch until RepairProjection rebuilds the file.
+func TestProjectionKeptByBuilds(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustBuild(request("first", "th", "1", ""))
+	proj := filepath.Join(e.dir, ".ctxd", workspace.ProjectionFile)
+	if _, err := os.Stat(proj); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a build created the projection: %v", err)
+	}
+	if r, err := workspace.Verify(e.dir, ledger.ModeLedger); err != nil || !r.OK {
+		t.Fatalf("ledger replay: %v %+v", err, r)
+	}
+	if _, err := os.Stat(proj); err != nil {
+		t.Fatalf("ledger replay left no projection: %v", err)
+	}
+	e.record("th", "1", "--- a/calc.go\n+++ b/calc.go\n")
+	e.mustBuild(request("second", "th", "2", "1", "intent:1"))
+	for _, mode := range []ledger.Mode{ledger.ModeStream, ledger.ModeLedger} {
+		if r, err := workspace.Verify(e.dir, mode); err != nil || !r.OK {
+			t.Errorf("%s replay after more builds: %v %+v", mode, err, mismatches(r))
+		}
+	}
+
+	forged := bytes.Clone(mustRead(t, proj))
+	forged[len(forged)/2] ^= 0x01
+	if err := os.WriteFile(proj, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []ledger.Mode{ledger.ModeStream, ledger.ModeLedger} {
+		r, err := workspace.Verify(e.dir, mode)
+		if err != nil || r.OK {
+			t.Errorf("%s replay of a flipped projection: %v, ok %v", mode, err, r != nil && r.OK)
+		}
+	}
+	if !bytes.Equal(mustRead(t, proj), forged) {
+		t.Error("verification overwrote the projection")
+	}
+	if ok, err := workspace.RepairProjection(e.dir); err != nil || !ok {
+		t.Fatalf("RepairProjection = %v, %v", ok, err)
+	}
+	if r := e.verify(); !r.OK {
+		t.Errorf("verify after repair: %+v", mismatches(r))
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestPreviewRecordsNothing: ctxd.manifest and ctxd.budget apply the

@@ -60,9 +60,10 @@ const maxFileSize = 16 << 20
 // The layers are evaluated in this order, the first that ignores deciding:
 //
 //  1. [Deny], which nothing can override ([KindDeny]);
-//  2. git's rules, in git's precedence: .git/info/exclude, then each
-//     directory's .gitignore from the root down, last match winning
-//     ([KindGitignore]);
+//  2. git's rules, in git's precedence: the global excludes file
+//     (core.excludesFile, else ~/.config/git/ignore), .git/info/exclude,
+//     then each directory's .gitignore from the root down, last match
+//     winning ([KindGitignore]);
 //  3. the root .ctxdignore, evaluated on its own ([KindGitignore]): its
 //     lines can only add exclusions, and no .gitignore negation can undo
 //     them.
@@ -75,6 +76,9 @@ const maxFileSize = 16 << 20
 // system: the path itself need not exist.
 type Checker struct {
 	root string
+	// env finds the user's git configuration and global excludes file;
+	// os.LookupEnv unless a test sets it before the first Check.
+	env envLookup
 
 	mu    sync.Mutex
 	files map[fileKey]*lazyRules // replaced by Invalidate
@@ -90,6 +94,7 @@ const (
 	keyExclude uint8 = iota
 	keyCtxd
 	keyDir
+	keyGlobal
 )
 
 // lazyRules is one ignore file, read on first use.
@@ -101,7 +106,7 @@ type lazyRules struct {
 // NewChecker returns a Checker for the workspace at root, a directory path
 // in the operating system's form. It reads nothing until asked.
 func NewChecker(root string) *Checker {
-	return &Checker{root: root, files: make(map[fileKey]*lazyRules)}
+	return &Checker{root: root, env: os.LookupEnv, files: make(map[fileKey]*lazyRules)}
 }
 
 // Check decides rel, a slash-separated path relative to the workspace root
@@ -172,7 +177,8 @@ func (c *Checker) load(files map[fileKey]*lazyRules, key fileKey, read func() *R
 func (c *Checker) gitDecision(files map[fileKey]*lazyRules, rel string, isDir bool) Decision {
 	// Room for the usual depth without allocating.
 	var buf [16]*Rules
-	stack := append(Stack(buf[:0]), c.load(files, fileKey{kind: keyExclude}, c.readExclude), c.dirRules(files, ""))
+	stack := append(Stack(buf[:0]), c.load(files, fileKey{kind: keyGlobal}, c.readGlobal),
+		c.load(files, fileKey{kind: keyExclude}, c.readExclude), c.dirRules(files, ""))
 	for i := 0; ; {
 		j := strings.IndexByte(rel[i:], '/')
 		p, dir := rel, isDir
@@ -225,6 +231,29 @@ func (c *Checker) readExclude() *Rules {
 	// git follows a symbolic link here (the file is the user's, not the
 	// repository's), so ctxd does too.
 	return readRules("", excludeSource, filepath.Join(gitDir, "info", "exclude"), true)
+}
+
+// readGlobal reads the global excludes file (core.excludesFile, or git's
+// default ~/.config/git/ignore), found as git finds it (see
+// globalExcludesFile). Its patterns are relative to the workspace root and
+// have git's lowest precedence. A configuration or file that exists but
+// cannot be read or parsed excludes everything: ctxd does not guess what
+// it would have said.
+func (c *Checker) readGlobal() *Rules {
+	gitDir, err := commonGitDir(c.root)
+	if err != nil {
+		gitDir = "" // readExclude reports the broken .git; the global file does not depend on it
+	}
+	path, err := globalExcludesFile(c.env, c.root, gitDir)
+	if err != nil {
+		return unreadable("", globalSource, err)
+	}
+	if path == "" {
+		return nil
+	}
+	// The file is the user's, outside the workspace; git follows a
+	// symbolic link to it, and so does ctxd.
+	return readRules("", globalSource, path, true)
 }
 
 // commonGitDir returns the directory holding info/exclude for the

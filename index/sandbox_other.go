@@ -1,0 +1,10 @@
+//go:build !unix
+
+package index
+
+import "io/fs"
+
+// linkCount is the number of hard links of a file; os.Stat does not report
+// it on this system, so every file counts as having one (docs/security.md,
+// known limits).
+func linkCount(fs.FileInfo) uint64 { return 1 }
