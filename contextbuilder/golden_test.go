@@ -220,3 +220,5 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+func init() { indextest.PinGoPlatform() }

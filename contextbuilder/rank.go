@@ -2,10 +2,12 @@ package contextbuilder
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/ctxd/ctxd/index/relate"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
@@ -80,10 +82,15 @@ func (p *pipeline) relate(ctx context.Context) {
 	}
 	p.items = nil
 
+	goNoted := false
 	for _, t := range p.targets {
 		syn := p.root.Syntax(t.path)
 		if syn == nil {
 			continue
+		}
+		if syn.Language == syntax.Go && !goNoted {
+			goNoted = true
+			p.notes = append(p.notes, fmt.Sprintf("relations: Go build constraints evaluated for %s (GOOS/GOARCH)", g.GoPlatform()))
 		}
 		// Dependencies: the declarations the target region's uses resolve
 		// to through the language's scopes and imports (index/relate).
@@ -112,8 +119,12 @@ func (p *pipeline) relate(ctx context.Context) {
 		if len(t.symIdxs) > 0 {
 			syms = t.symIdxs
 		}
-		for _, c := range g.Users(t.path, syms) {
-			if s := p.root.Syntax(c); s != nil && family(s.Language) == family(syn.Language) {
+		callers := g.Users(t.path, syms)
+		for _, m := range p.interfaceMembers(g, t, syn) {
+			callers = append(callers, g.Users(m.Path, []int{m.Index})...)
+		}
+		for _, c := range callers {
+			if s := p.root.Syntax(c); c != t.path && s != nil && family(s.Language) == family(syn.Language) {
 				addFile(c, ReasonCaller, weightCaller)
 			}
 		}
@@ -133,6 +144,38 @@ func (p *pipeline) relate(ctx context.Context) {
 		p.items = append(p.items, it)
 	}
 	p.rank()
+}
+
+// interfaceMembers returns, for target methods of a type with declared base
+// types or interfaces (C#, Java, TypeScript, Python…), the members of the
+// same name those bases declare: a call through the interface
+// (`IUserService.LoginAsync`) reaches the implementation, so its files are
+// callers of the target too. Go's interfaces are implicit and not followed.
+func (p *pipeline) interfaceMembers(g *relate.Graph, t *item, syn *syntax.File) []relate.SymbolRef {
+	var out []relate.SymbolRef
+	for _, i := range t.symIdxs {
+		s := &syn.Symbols[i]
+		if s.Container == "" {
+			continue
+		}
+		for j := range syn.Symbols {
+			if syn.Symbols[j].QualifiedName != s.Container || !isTypeLike(syn.Symbols[j].Kind) {
+				continue
+			}
+			for _, b := range g.BaseTypes(t.path, j) {
+				bs := p.root.Syntax(b.Path)
+				if bs == nil {
+					continue
+				}
+				for k := range bs.Symbols {
+					if bs.Symbols[k].Name == s.Name && bs.Symbols[k].Container == b.QualifiedName {
+						out = append(out, relate.SymbolRef{Path: b.Path, Index: k})
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // withContainers adds to symbol indexes the types of the same file that

@@ -214,3 +214,5 @@ func (o *outcome) summarize(b *contextbuilder.Bundle, m *contextbuilder.Manifest
 		o.Excluded = append(o.Excluded, x.Path+": "+string(x.Reason))
 	}
 }
+
+func init() { indextest.PinGoPlatform() }

@@ -39,3 +39,12 @@ func CheckGolden(tb testing.TB, path string, ar *txtar.Archive, want string, got
 		tb.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
+
+// PinGoPlatform sets the GOOS and GOARCH environment variables of the test
+// process to linux/amd64, the platform the golden files were written for:
+// Go build constraints are evaluated for them, and bundles name the
+// platform in their notes, so goldens would otherwise depend on the host.
+func PinGoPlatform() {
+	os.Setenv("GOOS", "linux")
+	os.Setenv("GOARCH", "amd64")
+}

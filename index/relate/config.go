@@ -12,11 +12,12 @@ import (
 // other files' imports resolve. A change to one of them (or to a file a
 // tsconfig extends) makes Update rebuild the graph.
 var resolverConfigs = map[string]bool{
-	"go.mod":        true,
-	"tsconfig.json": true,
-	"jsconfig.json": true,
-	"package.json":  true,
-	"Cargo.toml":    true,
+	"go.mod":                true,
+	"tsconfig.json":         true,
+	"jsconfig.json":         true,
+	"package.json":          true,
+	"Cargo.toml":            true,
+	"compile_commands.json": true,
 }
 
 // env is what the resolver configs of a root say, read once per Build. It is
@@ -40,6 +41,9 @@ type env struct {
 	// the reverse.
 	pkgMain  map[string][]string
 	mainDirs map[string][]string
+	// jsPkgs maps the "name" of each package.json to its package (see
+	// resolve_ecmascript.go): bare specifiers naming a workspace package.
+	jsPkgs map[string]*jsPackage
 	// cargo holds the directories with a Cargo.toml; libs maps the name of
 	// each library crate they declare (as Rust code names it: "-" → "_")
 	// to its crate, lexically smallest directory first on a clash.
@@ -48,6 +52,12 @@ type env struct {
 	// deps are the other files read while loading (tsconfig extends
 	// targets, found or not).
 	deps map[string]bool
+	// cDirs are the include directories of the compile_commands.json files
+	// (-iquote, -I, -isystem), applied to every C/C++ file.
+	cDirs cIncludeDirs
+	// goPlat is the GOOS/GOARCH Go files are resolved for (GOOS and
+	// GOARCH from the environment when set, else the host's).
+	goPlat goPlatform
 }
 
 // loadEnv reads the resolver configs among paths.
@@ -61,6 +71,7 @@ func loadEnv(src Source, paths []string) *env {
 		cargo:    map[string]bool{},
 		libs:     map[string]rustCrate{},
 		deps:     map[string]bool{},
+		goPlat:   hostGoPlatform(),
 	}
 	var tsconfigs []string
 	for _, p := range paths {
@@ -94,6 +105,13 @@ func loadEnv(src Source, paths []string) *env {
 			}
 			if len(mains) > 0 {
 				e.pkgMain[dir] = mains
+			}
+			if b, ok := src.Content(p); ok {
+				e.addJSPackage(dir, b)
+			}
+		case "compile_commands.json":
+			if b, ok := src.Content(p); ok {
+				e.cDirs.add(parseCompileCommands(b, paths))
 			}
 		case "Cargo.toml":
 			e.cargo[dir] = true

@@ -73,6 +73,7 @@ type fileFacts struct {
 	syn       *syntax.File // nil for files without symbols
 	tsFirst   bool         // a TypeScript importer
 	goTest    bool         // a _test.go file
+	goOff     bool         // a Go file that does not build for env.goPlat
 	goPkg     string
 	reqs      []request // parallel to syn.Imports
 	keys      []regKey
@@ -86,12 +87,14 @@ func newFacts(p string, syn *syntax.File, e *env) *fileFacts {
 	f.tsFirst = f.lang == langJS && isTSImporter(p)
 	if f.lang == langGo {
 		f.goTest = strings.HasSuffix(p, "_test.go")
+		f.goOff = !e.goPlat.builds(p, nil)
 	}
 	if syn == nil {
 		return f
 	}
 	if f.lang == langGo {
 		f.goPkg = syn.Package
+		f.goOff = !e.goPlat.builds(p, goExpr(syn.Constraint))
 	}
 	typeFilters := f.lang == langJava || f.lang == langCSharp || f.lang == langC
 	for i, s := range syn.Symbols {
@@ -212,7 +215,7 @@ func (e *env) request(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 	case langGo:
 		return e.goRequest(f, imp.Path, c)
 	case langJS:
-		return jsRequest(f, imp.Path, c.ts)
+		return e.jsRequestFor(f, imp.Path, c.ts)
 	case langPython:
 		return pyRequest(f, imp.Path)
 	case langJava:
@@ -225,7 +228,7 @@ func (e *env) request(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 		if imp.Kind == syntax.ImportNamespace {
 			return nsRequest(imp.Path)
 		}
-		return cRequest(f, imp)
+		return cRequest(f, imp, &e.cDirs)
 	}
 	return request{}
 }

@@ -1,6 +1,10 @@
 package relate
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
 
 // jsExts are the extensions tried after a module base, in order.
 var jsExts = []string{".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
@@ -181,6 +185,270 @@ func (v *view) jsReverseBases(p string) []string {
 	if len(v.e.mainDirs) > 0 {
 		for _, b := range out {
 			out = append(out, v.e.mainDirs[b]...)
+		}
+	}
+	return out
+}
+
+// jsPackage is a package.json of the workspace with a "name": what a bare
+// specifier naming it ("name", "name/sub") resolves to.
+type jsPackage struct {
+	dir string
+	// exports are the subpaths of the "exports" field ("." for the
+	// package itself, "./sub", "./sub/*"), each with its targets in
+	// condition order (every condition is kept: the first target that
+	// exists wins); nil when the package has no "exports".
+	exports []jsSubpath
+}
+
+type jsSubpath struct {
+	key     string
+	targets []string
+}
+
+// addJSPackage records a package.json that names its package. On a name
+// declared twice, the lexically smallest directory wins.
+func (e *env) addJSPackage(dir string, b []byte) {
+	var doc struct {
+		Name    string          `json:"name"`
+		Exports json.RawMessage `json:"exports"`
+	}
+	if json.Unmarshal(jsonc(b), &doc) != nil || doc.Name == "" {
+		return
+	}
+	if old, ok := e.jsPkgs[doc.Name]; ok && old.dir <= dir {
+		return
+	}
+	if e.jsPkgs == nil {
+		e.jsPkgs = map[string]*jsPackage{}
+	}
+	e.jsPkgs[doc.Name] = &jsPackage{dir: dir, exports: parseJSExports(doc.Exports)}
+}
+
+// parseJSExports reads an "exports" field: a string or an array (the
+// package itself), an object of subpaths (keys starting with "."), or an
+// object of conditions (the package itself).
+func parseJSExports(raw json.RawMessage) []jsSubpath {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] != '{' {
+		return []jsSubpath{{key: ".", targets: jsTargets(raw, 0)}}
+	}
+	keys, vals := jsonObject(raw)
+	if len(keys) > 0 && strings.HasPrefix(keys[0], ".") {
+		out := make([]jsSubpath, 0, len(keys))
+		for i, k := range keys {
+			out = append(out, jsSubpath{key: k, targets: jsTargets(vals[i], 0)})
+		}
+		return out
+	}
+	return []jsSubpath{{key: ".", targets: jsTargets(raw, 0)}}
+}
+
+// jsTargets flattens a target: a string, an array of fallbacks, or an
+// object of conditions (nested), in order.
+func jsTargets(raw json.RawMessage, depth int) []string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || depth > 8 {
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return []string{s}
+		}
+	case '[':
+		var arr []json.RawMessage
+		if json.Unmarshal(raw, &arr) != nil {
+			return nil
+		}
+		var out []string
+		for _, a := range arr {
+			out = append(out, jsTargets(a, depth+1)...)
+		}
+		return out
+	case '{':
+		_, vals := jsonObject(raw)
+		var out []string
+		for _, v := range vals {
+			out = append(out, jsTargets(v, depth+1)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// jsonObject returns the keys and values of a JSON object in file order.
+func jsonObject(raw json.RawMessage) ([]string, []json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil
+	}
+	var keys []string
+	var vals []json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			break
+		}
+		keys = append(keys, k)
+		vals = append(vals, v)
+	}
+	return keys, vals
+}
+
+// jsRequestFor is jsRequest, and for a bare specifier that names a package
+// of the workspace by its package.json "name", that package (see
+// jsPackageRequest).
+func (e *env) jsRequestFor(f *fileFacts, spec string, opts *tsOptions) request {
+	r := jsRequest(f, spec, opts)
+	e.jsPackageRequest(f, spec, &r)
+	return r
+}
+
+// jsPackageRequest fills an empty request r for a bare specifier naming a
+// workspace package: through its "exports" (the subpath, exactly or by a
+// "*" pattern, longest prefix first) when it has them, else the package
+// directory (whose "types"/"main" and index jsFind tries) or the subpath
+// under it. Each target that sits in a build directory is followed by
+// the same path under src/ (dist/x.js → src/x, dist/esm/x.js → src/esm/x
+// and src/x), for a workspace that holds the sources and not the build.
+func (e *env) jsPackageRequest(f *fileFacts, spec string, r *request) {
+	if r.kind != 0 || len(e.jsPkgs) == 0 || spec == "" || spec[0] == '.' || spec[0] == '/' {
+		return
+	}
+	if i := strings.IndexAny(spec, "?#"); i > 0 {
+		spec = spec[:i]
+	}
+	name, sub := spec, ""
+	n := strings.IndexByte(spec, '/')
+	if strings.HasPrefix(spec, "@") && n > 0 {
+		if m := strings.IndexByte(spec[n+1:], '/'); m >= 0 {
+			n += 1 + m
+		} else {
+			n = -1
+		}
+	}
+	if n > 0 {
+		name, sub = spec[:n], spec[n+1:]
+	}
+	pkg := e.jsPkgs[name]
+	if pkg == nil {
+		return
+	}
+	var targets []string
+	if pkg.exports != nil {
+		targets = matchJSExports(pkg.exports, "./"+sub)
+		if sub == "" {
+			targets = matchJSExports(pkg.exports, ".")
+		}
+	} else if sub == "" {
+		targets = []string{"."}
+		for _, m := range e.pkgMain[pkg.dir] {
+			rel := m
+			if pkg.dir != "" {
+				var ok bool
+				if rel, ok = strings.CutPrefix(m, pkg.dir+"/"); !ok {
+					continue
+				}
+			}
+			targets = append(targets, "./"+rel)
+		}
+	} else {
+		targets = []string{"./" + sub}
+	}
+	var alts []string
+	add := func(b string) {
+		for _, a := range alts {
+			if a == b {
+				return
+			}
+		}
+		alts = append(alts, b)
+	}
+	for _, t := range targets {
+		b, ok := resolveRel(pkg.dir, t)
+		if !ok {
+			continue
+		}
+		add(b)
+		for _, s := range jsSourceBases(pkg.dir, t) {
+			add(s)
+		}
+	}
+	if len(alts) > 0 {
+		*r = request{kind: reqJS, alts: alts}
+	}
+}
+
+// matchJSExports returns the targets of subpath key: an exact key, else
+// the "*" pattern with the longest prefix, its "*" replaced in the
+// targets.
+func matchJSExports(exps []jsSubpath, key string) []string {
+	for _, s := range exps {
+		if s.key == key {
+			return s.targets
+		}
+	}
+	best, star := -1, ""
+	for i, s := range exps {
+		prefix, suffix, ok := strings.Cut(s.key, "*")
+		if !ok || len(key) < len(prefix)+len(suffix) || !strings.HasPrefix(key, prefix) || !strings.HasSuffix(key, suffix) {
+			continue
+		}
+		if best < 0 || len(prefix) > len(strings.SplitN(exps[best].key, "*", 2)[0]) {
+			best, star = i, key[len(prefix):len(key)-len(suffix)]
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	out := make([]string, len(exps[best].targets))
+	for i, t := range exps[best].targets {
+		out[i] = strings.ReplaceAll(t, "*", star)
+	}
+	return out
+}
+
+// jsBuildDirs are the first directories of a package path that hold a
+// build rather than sources; jsFormatDirs the second-level directories of
+// a build split by module format.
+var (
+	jsBuildDirs  = map[string]bool{"dist": true, "lib": true, "build": true, "out": true, "esm": true, "cjs": true, "types": true}
+	jsFormatDirs = map[string]bool{"esm": true, "cjs": true, "types": true, "mjs": true, "es": true, "umd": true}
+)
+
+// jsSourceBases maps a package target in a build directory ("./dist/x.js",
+// "./lib/esm/x.d.ts") to the bases of its source under src/ ("src/x",
+// "src/esm/x" then "src/x"), without extension.
+func jsSourceBases(dir, target string) []string {
+	t := strings.TrimPrefix(target, "./")
+	first, rest, ok := strings.Cut(t, "/")
+	if !ok || !jsBuildDirs[first] || rest == "" {
+		return nil
+	}
+	stem := rest
+	for _, x := range []string{".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx"} {
+		if s, ok := strings.CutSuffix(stem, x); ok {
+			stem = s
+			break
+		}
+	}
+	var out []string
+	if b, ok := resolveRel(dir, "src/"+stem); ok {
+		out = append(out, b)
+	}
+	if f, r, ok := strings.Cut(stem, "/"); ok && jsFormatDirs[f] && r != "" {
+		if b, ok := resolveRel(dir, "src/"+r); ok {
+			out = append(out, b)
 		}
 	}
 	return out

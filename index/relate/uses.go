@@ -19,6 +19,24 @@ var useResolvers = map[lang]useResolver{}
 // registerResolver installs the use resolver of a language family.
 func registerResolver(l lang, r useResolver) { useResolvers[l] = r }
 
+// A userFilter decides whether file f may be a user of target t (Go: f
+// builds for t's platform) and may prepare c for resolving f's uses.
+type userFilter func(v *view, t, f *fileFacts, c *useCtx) bool
+
+var userFilters = map[lang]userFilter{}
+
+// registerUserFilter installs the user filter of a target's language
+// family.
+func registerUserFilter(l lang, fn userFilter) { userFilters[l] = fn }
+
+// A userAliases hook returns, for the target self of Users and the names of
+// its given symbols, the other names they are exported under (TypeScript
+// `export {a as b} from`) and the files that forward them (re-exporters,
+// whose importers are candidate users too).
+type userAliases func(v *view, self int32, names []string) (more []string, proxies []int32)
+
+var userAliasHooks = map[lang]userAliases{}
+
 // useCtx caches what resolving several uses of one file computes once: the
 // files it imports, and whatever a language's resolver keeps (keyed by a
 // string private to that resolver).
@@ -49,7 +67,7 @@ func (v *view) resolveUse(f *fileFacts, u *syntax.Use, c *useCtx) []symLoc {
 		return r
 	}
 	var out []symLoc
-	if r := useResolvers[f.lang]; r != nil && f.syn != nil && f.syn.Uses != nil {
+	if r := useResolvers[f.lang]; r != nil && resolved(f) {
 		out = r(v, f, u, c, nil)
 	} else {
 		out = fallbackResolve(v, f, u, c, nil)
@@ -69,6 +87,12 @@ func sortLocs(ls []symLoc) []symLoc {
 	return slices.Compact(ls)
 }
 
+// resolved reports whether f's uses come from its language's extractor and
+// are resolved by its language's resolver (rather than by name).
+func resolved(f *fileFacts) bool {
+	return f.syn != nil && useResolvers[f.lang] != nil && syntax.HasUses(f.syn.Language)
+}
+
 // usesOf returns the uses a query resolves for f: its extracted Uses, or,
 // for a file whose language has no uses extractor, one unqualified use per
 // name of its Refs.
@@ -76,7 +100,7 @@ func usesOf(f *fileFacts) []syntax.Use {
 	if f.syn == nil {
 		return nil
 	}
-	if f.syn.Uses != nil && useResolvers[f.lang] != nil {
+	if resolved(f) {
 		return f.syn.Uses
 	}
 	out := make([]syntax.Use, len(f.syn.Refs))
@@ -105,9 +129,6 @@ func (g *Graph) Resolve(path string, uses []syntax.Use) []SymbolRef {
 	f := v.file(self)
 	if uses == nil {
 		uses = usesOf(f)
-	} else if f.syn != nil && (f.syn.Uses == nil || useResolvers[f.lang] == nil) {
-		// A caller that extracted uses for a language resolved by name.
-		uses = slices.Clone(uses)
 	}
 	c := newUseCtx()
 	var locs []symLoc
@@ -153,12 +174,25 @@ func (g *Graph) Users(path string, syms []int) []string {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
+	var proxies []int32
+	if fn := userAliasHooks[t.lang]; fn != nil {
+		var more []string
+		more, proxies = fn(v, self, names)
+		names = append(names, more...)
+		slices.Sort(names)
+		names = slices.Compact(names)
+	}
 	cand := newNodeSet(v.size())
 	for _, name := range names {
 		v.eachRef(name, func(n int32) { cand.add(n) })
 	}
 	for _, k := range v.reverseKeys(t) {
 		v.eachReg(k, func(n, _ int32) { cand.add(n) })
+	}
+	for _, p := range proxies {
+		for _, k := range v.reverseKeys(v.file(p)) {
+			v.eachReg(k, func(n, _ int32) { cand.add(n) })
+		}
 	}
 	users := newNodeSet(v.size())
 	for n := range int32(v.size()) {
@@ -170,6 +204,9 @@ func (g *Graph) Users(path string, syms []int) []string {
 			continue
 		}
 		c := newUseCtx()
+		if keep := userFilters[t.lang]; keep != nil && !keep(v, t, f, c) {
+			continue
+		}
 		for _, u := range usesOf(f) {
 			if !userCandidate(&u, names, t) {
 				continue

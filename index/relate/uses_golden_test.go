@@ -129,3 +129,5 @@ func runUsesQuery(t *testing.T, g *Graph, src *memSource, texts map[string][]byt
 func lineOfByte(text []byte, off int) int {
 	return 1 + strings.Count(string(text[:min(off, len(text))]), "\n")
 }
+
+func init() { indextest.PinGoPlatform() }

@@ -96,7 +96,10 @@ type Symbol struct {
 	// follows members through types: a variable's, constant's, field's or
 	// property's type, a function's or method's result list ("(*File,
 	// error)" in Go). Empty when the declaration states none or the
-	// language does not record it.
+	// language does not record it. Go records it as a type descriptor (see
+	// index/syntax/uses_go.go: qualified by import path, possibly deferred,
+	// "(*File, )" with an empty entry for an unknown result), and for a
+	// non-struct, non-interface type its definition ("[]Word").
 	Type string `json:"type,omitempty"`
 }
 
@@ -117,8 +120,11 @@ type Use struct {
 	// unqualified). Otherwise per language: Go, the import path of the
 	// package a selector `pkg.Name` names; TypeScript/JavaScript, the module
 	// specifier of the import that binds the name (Name is then the
-	// exported name: "default" for a default import); Python, the module
-	// as written in the import ("os.path", ".x", ".."); C# and Java, a
+	// exported name: "default" for a default import); Python, the dotted
+	// path up to Name, starting with the module as written in the import
+	// ("os.path" for `import os; os.path.join`, "m.C" for `from m import
+	// C; C.f`, ".x" for `from . import x; x.f`): the resolver takes the
+	// longest prefix that is a module and the rest as attributes; C# and Java, a
 	// namespace, package or type the name is qualified with.
 	From string `json:"f,omitempty"`
 	// Member reports a member use: Name is selected from a value or type
@@ -127,7 +133,9 @@ type Use struct {
 	// Recv describes, for a member use, the type of the value or the type
 	// the member is selected from, in a form private to the language's
 	// extractor and resolver (Go: a type expression, qualified by import
-	// path); empty when the syntax does not state it.
+	// path; Python: a class's QualifiedName in this file, or "path:Name"
+	// for a class reached through an import path as in From); empty when
+	// the syntax does not state it.
 	Recv string `json:"r,omitempty"`
 	// Start and End are the byte span of the use in the source. The uses
 	// stored in [File.Uses] are deduplicated and carry no span (both 0);
@@ -139,17 +147,30 @@ type Use struct {
 // Binding is a name that a file's module scope takes from, or forwards to,
 // another module: TypeScript/JavaScript `import {a as b} from "m"`,
 // `export {a as b} from "m"`, `export * from "m"`, `const x = require("m")`;
-// Python `from m import a as b`, `import m`; Rust `use`/`pub use`. The
+// Python `from m import a as b`, `import m`, module-level aliases `X =
+// m.a` (Name X, From "m", Orig "a"); Rust `use`/`pub use`; Go, one
+// per import: Name the name it binds (its alias, else the package name
+// assumed from the path, see index/syntax/uses_go.go; "*" for a dot
+// import), From the import path, Orig "*" (blank imports and unknown names
+// give none). The
 // resolver follows Bindings to find where a name is declared (re-export
 // chains, index files, `__init__.py`).
 type Binding struct {
 	// Name is the local name (for an export, the exported name); "*" for
 	// every exported name of From (`export * from`, `from m import *`).
 	Name string `json:"n"`
-	// From is the module as written.
+	// From is the module as written. TypeScript/JavaScript: empty for an
+	// export of the file's own declaration under another name (`export {a
+	// as b}`: Name "b", Orig "a"; `export default f`, `export default
+	// function f`: Name "default", Orig "f", or Orig "" for an anonymous
+	// default export); `export * from "m"` and CommonJS
+	// `module.exports = require("m")` are Name "*", Orig "*";
+	// `const x = require("m")` and `import x = require("m")` bind x to
+	// Orig "*".
 	From string `json:"f"`
 	// Orig is the name in From: "*" for the module namespace itself
-	// (`import * as ns`, `export * as ns from`, Python `import m`),
+	// (`import * as ns`, `export * as ns from`, Python `import m`; Python
+	// `import a.b` binds a and records a second Binding named "a.b"),
 	// "default" for a default import.
 	Orig string `json:"o"`
 	// Export reports that the binding is visible to the file's importers

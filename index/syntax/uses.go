@@ -108,3 +108,8 @@ func Uses(ctx context.Context, lang Language, src []byte) ([]Use, error) {
 	slices.SortStableFunc(f.Uses, func(a, b Use) int { return cmp.Compare(a.Start, b.Start) })
 	return f.Uses, nil
 }
+
+// HasUses reports whether lang has a uses extractor: for such a language an
+// empty [File.Uses] means the file uses nothing, not that its uses are
+// unknown.
+func HasUses(lang Language) bool { return usesFor(lang) != nil }

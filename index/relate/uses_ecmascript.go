@@ -1,0 +1,280 @@
+package relate
+
+import (
+	"strconv"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// TypeScript and JavaScript resolution (docs/relations.md, "Resolution:
+// TypeScript and JavaScript"): a use names the module it comes from; the
+// module is found by the file's import requests, and the name among the
+// module's exports, following re-exports (named, `export *`, namespace
+// re-exports) to the declaring files.
+
+func init() { registerResolver(langJS, resolveJS) }
+
+// jsMaxDepth bounds a re-export chain.
+const jsMaxDepth = 16
+
+func resolveJS(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
+	self, ok := v.node(f.path)
+	if !ok {
+		return out
+	}
+	if u.From == "" {
+		if u.Name == "" {
+			return out
+		}
+		return jsTopLevel(v, self, u.Name, out)
+	}
+	seen := map[jsKey]bool{}
+	for _, m := range v.jsModule(f, self, u.From, c) {
+		out = v.jsExport(m, u.Name, c, seen, 0, out)
+	}
+	return out
+}
+
+type jsKey struct {
+	file int32
+	name string
+}
+
+// jsModule returns the file a module specifier of file f (node self) names,
+// through the request of the import that wrote it, memoised in c.
+func (v *view) jsModule(f *fileFacts, self int32, spec string, c *useCtx) []int32 {
+	key := "js\x00" + strconv.Itoa(int(self)) + "\x00" + spec
+	if r, ok := c.data[key]; ok {
+		return r.([]int32)
+	}
+	var out []int32
+	found := false
+	if f.syn != nil {
+		for i, imp := range f.syn.Imports {
+			if imp.Path == spec && i < len(f.reqs) {
+				out = v.resolve(f, &f.reqs[i], out)
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		req := jsRequest(f, spec, v.e.nearestTS(f.dir))
+		v.e.jsPackageRequest(f, spec, &req)
+		out = v.resolve(f, &req, out)
+	}
+	for i, n := range out {
+		if n == self {
+			out = append(out[:i], out[i+1:]...)
+			break
+		}
+	}
+	c.data[key] = out
+	return out
+}
+
+// jsExport appends the declarations that module n exports as name: an
+// exported top-level declaration, else an exported binding of that name
+// (followed to its module), else the first `export *` source that exports
+// it. "" is the module as a whole (see jsWhole); "default" the default
+// export. A CommonJS module (no ESM export found) exports its top-level
+// declarations by name and itself as the default.
+func (v *view) jsExport(n int32, name string, c *useCtx, seen map[jsKey]bool, depth int, out []symLoc) []symLoc {
+	t := v.file(n)
+	if t == nil || t.syn == nil || depth > jsMaxDepth {
+		return out
+	}
+	k := jsKey{n, name}
+	if seen[k] {
+		return out
+	}
+	seen[k] = true
+	if name == "" {
+		return jsWhole(t, n, out)
+	}
+	start := len(out)
+	if name != "default" {
+		for i, s := range t.syn.Symbols {
+			if s.Container == "" && s.Exported && s.Name == name {
+				out = append(out, symLoc{file: n, sym: int32(i)})
+			}
+		}
+		if len(out) > start {
+			return out
+		}
+	}
+	for _, b := range t.syn.Bindings {
+		if !b.Export || b.Name != name {
+			continue
+		}
+		if b.From == "" {
+			if b.Orig == "" {
+				return jsWhole(t, n, out)
+			}
+			return jsTopLevel(v, n, b.Orig, out)
+		}
+		for _, m := range v.jsModule(t, n, b.From, c) {
+			if b.Orig == "*" {
+				out = jsWhole(v.file(m), m, out)
+			} else {
+				out = v.jsExport(m, b.Orig, c, seen, depth+1, out)
+			}
+		}
+		return out
+	}
+	if name != "default" {
+		// export * re-exports every name but default; the first source
+		// in source order that has the name wins.
+		for _, b := range t.syn.Bindings {
+			if !b.Export || b.Name != "*" {
+				continue
+			}
+			for _, m := range v.jsModule(t, n, b.From, c) {
+				out = v.jsExport(m, name, c, seen, depth+1, out)
+			}
+			if len(out) > start {
+				return out
+			}
+		}
+	}
+	if jsHasESMExports(t) {
+		return out
+	}
+	if name == "default" {
+		return jsWhole(t, n, out)
+	}
+	return jsTopLevel(v, n, name, out)
+}
+
+// jsHasESMExports reports whether a module exports anything by ESM syntax
+// (an exported declaration or an export binding).
+func jsHasESMExports(t *fileFacts) bool {
+	for _, s := range t.syn.Symbols {
+		if s.Container == "" && s.Exported {
+			return true
+		}
+	}
+	for _, b := range t.syn.Bindings {
+		if b.Export {
+			return true
+		}
+	}
+	return false
+}
+
+// jsTopLevel appends the top-level declarations of file n named name.
+func jsTopLevel(v *view, n int32, name string, out []symLoc) []symLoc {
+	t := v.file(n)
+	if t == nil || t.syn == nil {
+		return out
+	}
+	for i, s := range t.syn.Symbols {
+		if s.Container == "" && s.Name == name {
+			out = append(out, symLoc{file: n, sym: int32(i)})
+		}
+	}
+	return out
+}
+
+// jsWhole is what a use of a whole module (a namespace used as a value, a
+// side-effect import, require("m") without a member) resolves to: the
+// module's first exported top-level declaration, else its first top-level
+// declaration, so that the file is a dependency; nothing for a module
+// without declarations.
+func jsWhole(t *fileFacts, n int32, out []symLoc) []symLoc {
+	if t == nil || t.syn == nil {
+		return out
+	}
+	first := -1
+	for i, s := range t.syn.Symbols {
+		if s.Container != "" {
+			continue
+		}
+		if s.Exported {
+			return append(out, symLoc{file: n, sym: int32(i)})
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 {
+		out = append(out, symLoc{file: n, sym: int32(first)})
+	}
+	return out
+}
+
+func init() { userAliasHooks[langJS] = jsAliases }
+
+// jsAliases follows the re-exports of target self backwards: each file
+// importing a file of the chain whose export bindings forward one of the
+// names (`export *` every name, `export {a as b}` a as b, `export * as ns`
+// the whole module as ns) is a proxy, and the names it exports them under
+// are aliases. Bounded by jsMaxDepth levels.
+func jsAliases(v *view, self int32, names []string) ([]string, []int32) {
+	type level struct {
+		file  int32
+		names []string
+	}
+	seen := map[int32]bool{self: true}
+	queue := []level{{self, names}}
+	var more []string
+	var proxies []int32
+	c := newUseCtx()
+	for depth := 0; len(queue) > 0 && depth < jsMaxDepth; depth++ {
+		var next []level
+		for _, q := range queue {
+			t := v.file(q.file)
+			if t == nil {
+				continue
+			}
+			imp := newNodeSet(v.size())
+			for _, k := range v.reverseKeys(t) {
+				v.eachReg(k, func(n, _ int32) { imp.add(n) })
+			}
+			for n := range int32(v.size()) {
+				if !imp.has(n) || seen[n] || !v.live(n) {
+					continue
+				}
+				f := v.file(n)
+				if f == nil || f.syn == nil || f.lang != langJS {
+					continue
+				}
+				var fwd []string
+				for _, b := range f.syn.Bindings {
+					if !b.Export || b.From == "" {
+						continue
+					}
+					if b.Name != "*" && b.Orig != "*" && !contains(q.names, b.Orig) {
+						continue
+					}
+					if !containsID(v.jsModule(f, n, b.From, c), q.file) {
+						continue
+					}
+					switch {
+					case b.Name == "*":
+						fwd = append(fwd, q.names...)
+					default:
+						fwd = append(fwd, b.Name)
+						more = append(more, b.Name)
+					}
+				}
+				if fwd != nil {
+					seen[n] = true
+					proxies = append(proxies, n)
+					next = append(next, level{n, sortedSet(fwd)})
+				}
+			}
+		}
+		queue = next
+	}
+	return more, proxies
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

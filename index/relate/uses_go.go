@@ -1,0 +1,459 @@
+package relate
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// The Go use resolver. See the section "Resolution: Go" of
+// docs/relations.md, and index/syntax/uses_go.go for the type descriptors
+// of Use.Recv and Symbol.Type.
+
+func init() {
+	registerResolver(langGo, goResolve)
+	registerUserFilter(langGo, goUserFilter)
+}
+
+// goMaxDepth bounds the evaluation of type descriptors (deferred forms
+// nest) and of promoted members (embedded types).
+const goMaxDepth = 6
+
+// goState is what resolving the uses of one Go file caches.
+type goState struct {
+	plat goPlatform
+	// pkgs caches the files of a package: key dir + "\x00" + package name
+	// (+ "\x00t" when test files are included).
+	pkgs map[string][]int32
+	// imps caches the files an import path names, per importing directory.
+	imps map[string][]int32
+	// types caches the type declarations a descriptor evaluates to, per
+	// context file.
+	types map[string][]goTypeVal
+	// known is the type declarations the file's non-member uses resolve
+	// to, for members selected from values of unknown type.
+	known    []symLoc
+	hasKnown bool
+}
+
+// goTypeVal is a type descriptor evaluated as far as its deferred forms: a
+// plain type expression (T, path.T, *D, []D) read in the context of file n.
+type goTypeVal struct {
+	n int32
+	d string
+}
+
+func goStateOf(v *view, f *fileFacts, c *useCtx) *goState {
+	if s, ok := c.data["go"].(*goState); ok {
+		return s
+	}
+	s := &goState{pkgs: map[string][]int32{}, imps: map[string][]int32{}, types: map[string][]goTypeVal{}}
+	if p, ok := c.data["goplat"].(goPlatform); ok {
+		s.plat = p
+	} else {
+		s.plat = goFilePlatform(f, v.e.goPlat)
+	}
+	c.data["go"] = s
+	return s
+}
+
+// goUserFilter keeps, among the candidate users of target t, the Go files
+// that build for t's platform, and resolves their uses for that platform.
+func goUserFilter(v *view, t, f *fileFacts, c *useCtx) bool {
+	if f.lang != langGo || t.lang != langGo {
+		return true
+	}
+	p := goFilePlatform(t, v.e.goPlat)
+	if !v.goBuilds(f, p) {
+		return false
+	}
+	c.data["goplat"] = p
+	return true
+}
+
+// goBuilds reports whether file f builds for platform p.
+func (v *view) goBuilds(f *fileFacts, p goPlatform) bool {
+	if p == v.e.goPlat {
+		return !f.goOff
+	}
+	return p.builds(f.path, goExpr(f.goConstraint()))
+}
+
+// goResolve resolves one use of Go file f.
+func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
+	if u.Name == "" {
+		return out
+	}
+	s := goStateOf(v, f, c)
+	self, ok := v.node(f.path)
+	if !ok {
+		return out
+	}
+	if !u.Member {
+		var files []int32
+		if u.From == "" {
+			files = s.pkgFiles(v, self)
+		} else {
+			files = s.importFiles(v, self, u.From)
+		}
+		return s.topLevel(v, files, u.Name, out)
+	}
+	start := len(out)
+	for _, t := range s.namedTypes(v, self, u.Recv, 0) {
+		out = s.members(v, t, u.Name, out, 0, nil)
+	}
+	if len(out) > start {
+		return out
+	}
+	// The receiver's type is unknown (or outside the workspace): the
+	// members named Name of the types of the file's own package and of the
+	// types its other uses name.
+	for _, n := range s.pkgFiles(v, self) {
+		t := v.file(n)
+		for i := range t.syn.Symbols {
+			if sym := &t.syn.Symbols[i]; sym.Name == u.Name && sym.Container != "" {
+				out = append(out, symLoc{n, int32(i)})
+			}
+		}
+	}
+	for _, t := range s.knownTypes(v, f, self, c) {
+		out = s.members(v, t, u.Name, out, goMaxDepth-1, nil)
+	}
+	return out
+}
+
+// pkgFiles returns the files of the package of file n that n sees, for
+// the platform: same directory and package name; test files only for a
+// test file.
+func (s *goState) pkgFiles(v *view, n int32) []int32 {
+	f := v.file(n)
+	key := f.dir + "\x00" + f.goPkg
+	if f.goTest {
+		key += "\x00t"
+	}
+	if files, ok := s.pkgs[key]; ok {
+		return files
+	}
+	var files []int32
+	v.list(func(ix *index) []int32 { return ix.goDirs[f.dir] }, func(m int32) {
+		t := v.file(m)
+		if t.syn == nil || t.goPkg != f.goPkg || (t.goTest && !f.goTest) || !v.goBuilds(t, s.plat) {
+			return
+		}
+		files = append(files, m)
+	})
+	slices.Sort(files)
+	s.pkgs[key] = files
+	return files
+}
+
+// importFiles returns the files of the package import path p names from
+// file n (or, when n does not import p, from a file of n's package that
+// does), for the platform.
+func (s *goState) importFiles(v *view, n int32, p string) []int32 {
+	f := v.file(n)
+	key := f.dir + "\x00" + p
+	if f.goTest {
+		key += "\x00t"
+	}
+	if files, ok := s.imps[key]; ok {
+		return files
+	}
+	s.imps[key] = nil
+	var files []int32
+	from := []int32{n}
+	if !goImports(f, p) {
+		from = s.pkgFiles(v, n)
+	}
+	for _, m := range from {
+		t := v.file(m)
+		if t.syn == nil {
+			continue
+		}
+		for i, imp := range t.syn.Imports {
+			if imp.Path == p && i < len(t.reqs) {
+				files = v.resolve(t, &t.reqs[i], files)
+			}
+		}
+		if len(files) > 0 {
+			break
+		}
+	}
+	files = slices.DeleteFunc(files, func(m int32) bool { return !v.goBuilds(v.file(m), s.plat) })
+	s.imps[key] = files
+	return files
+}
+
+func goImports(f *fileFacts, p string) bool {
+	if f.syn == nil {
+		return false
+	}
+	for _, imp := range f.syn.Imports {
+		if imp.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// topLevel appends the package-level declarations named name of files.
+func (s *goState) topLevel(v *view, files []int32, name string, out []symLoc) []symLoc {
+	if len(files) == 0 {
+		return out
+	}
+	v.eachSym(name, func(n, sym int32) {
+		if _, ok := slices.BinarySearch(files, n); !ok {
+			return
+		}
+		if v.file(n).syn.Symbols[sym].Container == "" {
+			out = append(out, symLoc{n, sym})
+		}
+	})
+	return out
+}
+
+func isGoType(k syntax.SymbolKind) bool {
+	return k == syntax.Struct || k == syntax.Interface || k == syntax.TypeAlias
+}
+
+// namedTypes returns the type declarations a descriptor, read in the
+// context of file n, names (pointers stripped).
+func (s *goState) namedTypes(v *view, n int32, d string, depth int) []symLoc {
+	var out []symLoc
+	for _, t := range s.eval(v, n, d, depth) {
+		d := strings.TrimLeft(t.d, "*")
+		if d == "" || strings.HasPrefix(d, "[]") {
+			continue
+		}
+		for _, l := range s.lookup(v, t.n, d) {
+			if isGoType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// lookup resolves a package-level name read in file n: X in n's package,
+// path.X in the package n (or its package) imports as path.
+func (s *goState) lookup(v *view, n int32, q string) []symLoc {
+	var files []int32
+	name := q
+	if i := strings.LastIndexByte(q, '.'); i >= 0 && strings.LastIndexByte(q, '/') < i {
+		files = s.importFiles(v, n, q[:i])
+		name = q[i+1:]
+	} else if i >= 0 {
+		return nil
+	} else {
+		files = s.pkgFiles(v, n)
+	}
+	return s.topLevel(v, files, name, nil)
+}
+
+// eval evaluates the deferred forms of descriptor d read in file n.
+func (s *goState) eval(v *view, n int32, d string, depth int) []goTypeVal {
+	if d == "" || depth > goMaxDepth {
+		return nil
+	}
+	key := strconv.Itoa(int(n)) + "\x00" + d
+	if r, ok := s.types[key]; ok {
+		return r
+	}
+	s.types[key] = nil // cycles evaluate to nothing
+	r := s.eval1(v, n, d, depth)
+	s.types[key] = r
+	return r
+}
+
+func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
+	kind, rest, _ := strings.Cut(d, ":")
+	switch kind {
+	case "var":
+		var out []goTypeVal
+		for _, l := range s.lookup(v, n, rest) {
+			sym := &v.file(l.file).syn.Symbols[l.sym]
+			switch {
+			case isGoType(sym.Kind):
+				out = append(out, goTypeVal{l.file, sym.Name})
+			case sym.Kind == syntax.Var || sym.Kind == syntax.Const:
+				out = append(out, s.eval(v, l.file, sym.Type, depth+1)...)
+			}
+		}
+		return out
+	case "call":
+		is, fn, _ := strings.Cut(rest, ":")
+		i, _ := strconv.Atoi(is)
+		var out []goTypeVal
+		for _, l := range s.lookup(v, n, fn) {
+			sym := &v.file(l.file).syn.Symbols[l.sym]
+			switch {
+			case isGoType(sym.Kind):
+				if i == 0 {
+					out = append(out, goTypeVal{l.file, sym.Name})
+				}
+			case sym.Kind == syntax.Function:
+				out = append(out, s.eval(v, l.file, goResult(sym.Type, i), depth+1)...)
+			}
+		}
+		return out
+	case "mcall", "field":
+		var i int
+		if kind == "mcall" {
+			is, r, _ := strings.Cut(rest, ":")
+			i, _ = strconv.Atoi(is)
+			rest = r
+		}
+		name, recv, _ := strings.Cut(rest, ":")
+		var out []goTypeVal
+		for _, t := range s.namedTypes(v, n, recv, depth+1) {
+			for _, l := range s.members(v, t, name, nil, 0, nil) {
+				sym := &v.file(l.file).syn.Symbols[l.sym]
+				switch {
+				case kind == "mcall" && sym.Kind == syntax.Method:
+					out = append(out, s.eval(v, l.file, goResult(sym.Type, i), depth+1)...)
+				case kind == "field" && sym.Kind == syntax.Field:
+					out = append(out, s.eval(v, l.file, sym.Type, depth+1)...)
+				case kind == "field" && isGoType(sym.Kind):
+					// An embedded field: its type.
+					out = append(out, goTypeVal{l.file, sym.Name})
+				}
+			}
+		}
+		return out
+	case "elem":
+		var out []goTypeVal
+		for _, t := range s.eval(v, n, rest, depth+1) {
+			out = append(out, s.elem(v, t, depth+1)...)
+		}
+		return out
+	}
+	return []goTypeVal{{n, d}}
+}
+
+// elem returns the element type of an evaluated type: D of []D, or of a
+// named type defined as a slice, map or channel.
+func (s *goState) elem(v *view, t goTypeVal, depth int) []goTypeVal {
+	d := strings.TrimLeft(t.d, "*")
+	if e, ok := strings.CutPrefix(d, "[]"); ok {
+		return s.eval(v, t.n, e, depth)
+	}
+	if depth > goMaxDepth {
+		return nil
+	}
+	var out []goTypeVal
+	for _, l := range s.lookup(v, t.n, d) {
+		sym := &v.file(l.file).syn.Symbols[l.sym]
+		if sym.Kind == syntax.TypeAlias && sym.Type != "" {
+			for _, u := range s.eval(v, l.file, sym.Type, depth+1) {
+				out = append(out, s.elem(v, u, depth+1)...)
+			}
+		}
+	}
+	return out
+}
+
+// goResult returns result i of a result list descriptor.
+func goResult(list string, i int) string {
+	if !strings.HasPrefix(list, "(") || !strings.HasSuffix(list, ")") {
+		if i == 0 {
+			return list
+		}
+		return ""
+	}
+	parts := strings.Split(list[1:len(list)-1], ", ")
+	if i < len(parts) {
+		return parts[i]
+	}
+	return ""
+}
+
+// members appends the members named name of the type declared at t: the
+// methods and fields whose Container is the type, in every file of its
+// package; failing those, an embedded type named name, or the promoted
+// members of its embedded types (Bases) and of the type it is defined
+// as, depth first up to goMaxDepth.
+func (s *goState) members(v *view, t symLoc, name string, out []symLoc, depth int, seen map[symLoc]bool) []symLoc {
+	if depth > goMaxDepth || seen[t] {
+		return out
+	}
+	tf := v.file(t.file)
+	typ := &tf.syn.Symbols[t.sym]
+	start := len(out)
+	files := s.pkgFiles(v, t.file)
+	v.eachSym(name, func(n, sym int32) {
+		if _, ok := slices.BinarySearch(files, n); ok && v.file(n).syn.Symbols[sym].Container == typ.Name {
+			out = append(out, symLoc{n, sym})
+		}
+	})
+	if len(out) > start {
+		return out
+	}
+	if seen == nil {
+		seen = map[symLoc]bool{}
+	}
+	seen[t] = true
+	var bases []string
+	for _, b := range typ.Bases {
+		bases = append(bases, s.baseDesc(tf, b))
+	}
+	for i, b := range typ.Bases {
+		if _, last := splitBase(b); last == name {
+			out = append(out, s.namedTypes(v, t.file, bases[i], depth+1)...)
+		}
+	}
+	if len(out) > start {
+		return out
+	}
+	if typ.Kind == syntax.TypeAlias && typ.Type != "" {
+		bases = append(bases, typ.Type)
+	}
+	for _, b := range bases {
+		for _, bt := range s.namedTypes(v, t.file, b, depth+1) {
+			out = s.members(v, bt, name, out, depth+1, seen)
+		}
+	}
+	return out
+}
+
+// baseDesc turns a base as written in file f ("io.Reader", "*h.Client",
+// "List[T]") into a descriptor, through f's import bindings.
+func (s *goState) baseDesc(f *fileFacts, b string) string {
+	if i := strings.IndexByte(b, '['); i >= 0 {
+		b = b[:i]
+	}
+	b = strings.TrimLeft(strings.TrimSpace(b), "*")
+	q, name, ok := strings.Cut(b, ".")
+	if !ok {
+		return b
+	}
+	for _, bd := range f.syn.Bindings {
+		if bd.Name == q {
+			return bd.From + "." + name
+		}
+	}
+	return ""
+}
+
+// knownTypes returns the type declarations the non-member uses of file f
+// resolve to.
+func (s *goState) knownTypes(v *view, f *fileFacts, self int32, c *useCtx) []symLoc {
+	if s.hasKnown {
+		return s.known
+	}
+	s.hasKnown = true
+	for i := range f.syn.Uses {
+		u := &f.syn.Uses[i]
+		if u.Member {
+			continue
+		}
+		for _, l := range v.resolveUse(f, u, c) {
+			if isGoType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+				s.known = append(s.known, l)
+			}
+		}
+	}
+	s.known = sortLocs(s.known)
+	return s.known
+}
