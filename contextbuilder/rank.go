@@ -96,10 +96,22 @@ func (p *pipeline) relate(ctx context.Context) {
 		// to through the language's scopes and imports (index/relate).
 		// Members resolve to the file declaring them, so a method in a
 		// sibling file is a dependency like an imported function.
-		for _, d := range g.Resolve(t.path, p.targetUses(ctx, t, syn)) {
-			if d.Path != t.path && dependencyKind(d.Kind) {
-				addSym(d.Path, d.Index, ReasonDependency, weightDependency)
+		deps := g.Resolve(t.path, p.targetUses(ctx, t, syn))
+		// A member whose type is itself a dependency is inside that
+		// type's block already: one block, not two.
+		// (Go methods are declared outside their type and keep their own
+		// block.)
+		types := map[string][]syntax.Range{}
+		for _, d := range deps {
+			if ds := p.root.Syntax(d.Path); isTypeLike(d.Kind) && ds != nil && d.Index < len(ds.Symbols) {
+				types[d.Path] = append(types[d.Path], ds.Symbols[d.Index].Range)
 			}
+		}
+		for _, d := range deps {
+			if d.Path == t.path || !dependencyKind(d.Kind) || p.insideDependency(d, types[d.Path]) {
+				continue
+			}
+			addSym(d.Path, d.Index, ReasonDependency, weightDependency)
 		}
 		// Interfaces and base types of the target symbols, and of the
 		// types that contain them (a method implements its class's
@@ -144,6 +156,22 @@ func (p *pipeline) relate(ctx context.Context) {
 		p.items = append(p.items, it)
 	}
 	p.rank()
+}
+
+// insideDependency reports whether member d lies within the range of one of
+// the type declarations of its file that are dependencies already.
+func (p *pipeline) insideDependency(d relate.SymbolRef, types []syntax.Range) bool {
+	ds := p.root.Syntax(d.Path)
+	if ds == nil || d.Index >= len(ds.Symbols) || ds.Symbols[d.Index].Container == "" || isTypeLike(d.Kind) {
+		return false
+	}
+	r := ds.Symbols[d.Index].Range
+	for _, t := range types {
+		if t.StartByte <= r.StartByte && r.EndByte <= t.EndByte {
+			return true
+		}
+	}
+	return false
 }
 
 // interfaceMembers returns, for target methods of a type with declared base

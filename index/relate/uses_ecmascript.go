@@ -1,7 +1,9 @@
 package relate
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ctxd/ctxd/index/syntax"
 )
@@ -21,6 +23,9 @@ func resolveJS(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 	self, ok := v.node(f.path)
 	if !ok {
 		return out
+	}
+	if u.Member {
+		return v.jsMember(f, self, u, c, out)
 	}
 	if u.From == "" {
 		if u.Name == "" {
@@ -201,6 +206,187 @@ func jsWhole(t *fileFacts, n int32, out []symLoc) []symLoc {
 		out = append(out, symLoc{file: n, sym: int32(first)})
 	}
 	return out
+}
+
+// jsMaxBaseDepth bounds the walk up a class's extends/implements chain.
+const jsMaxBaseDepth = 6
+
+// jsMember resolves a member use `x.Name`. With Recv, a class (interface,
+// enum, type alias) name as written in f: its member Name, else the
+// inherited one (Bases, depth-first). Without Recv, or when Recv yields
+// nothing: the members Name of the types declared in f's type context (see
+// jsTypeContext).
+func (v *view) jsMember(f *fileFacts, self int32, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
+	if u.Name == "" {
+		return out
+	}
+	start := len(out)
+	if u.Recv != "" {
+		seen := map[symLoc]bool{}
+		for _, t := range v.jsTypeNamed(f, self, u.Recv, c) {
+			out = v.jsMembersOf(t, u.Name, c, seen, 0, out)
+		}
+		if len(out) > start {
+			return out
+		}
+	}
+	return append(out, v.jsTypeContext(f, self, c)[u.Name]...)
+}
+
+// jsIsType reports whether a declaration kind has members a value's type
+// can select.
+func jsIsType(k syntax.SymbolKind) bool {
+	switch k {
+	case syntax.Class, syntax.Interface, syntax.TypeAlias, syntax.Enum:
+		return true
+	}
+	return false
+}
+
+// jsIsMember reports whether a declaration kind is a member of a type.
+func jsIsMember(k syntax.SymbolKind) bool {
+	switch k {
+	case syntax.Method, syntax.Property, syntax.Field, syntax.EnumMember:
+		return true
+	}
+	return false
+}
+
+// jsTypeNamed returns the type declarations name stands for in file f
+// (node self): the import binding of that name followed to its
+// declaration, else f's top-level declarations of that name.
+func (v *view) jsTypeNamed(f *fileFacts, self int32, name string, c *useCtx) []symLoc {
+	var out []symLoc
+	if f.syn == nil {
+		return nil
+	}
+	found := false
+	for _, b := range f.syn.Bindings {
+		if b.Export || b.Name != name || b.From == "" || b.Orig == "*" {
+			continue
+		}
+		found = true
+		seen := map[jsKey]bool{}
+		for _, m := range v.jsModule(f, self, b.From, c) {
+			out = v.jsExport(m, b.Orig, c, seen, 0, out)
+		}
+		break
+	}
+	if !found {
+		out = jsTopLevel(v, self, name, out)
+	}
+	types := out[:0]
+	for _, l := range out {
+		if jsIsType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+			types = append(types, l)
+		}
+	}
+	return types
+}
+
+// jsMembersOf appends the members named name of type t, else those its
+// bases (extends, implements) declare, depth-first, bounded and
+// cycle-safe.
+func (v *view) jsMembersOf(t symLoc, name string, c *useCtx, seen map[symLoc]bool, depth int, out []symLoc) []symLoc {
+	if seen[t] || depth > jsMaxBaseDepth {
+		return out
+	}
+	seen[t] = true
+	tf := v.file(t.file)
+	typ := &tf.syn.Symbols[t.sym]
+	start := len(out)
+	for i := range tf.syn.Symbols {
+		s := &tf.syn.Symbols[i]
+		if s.Name == name && s.Container == typ.QualifiedName && jsIsMember(s.Kind) {
+			out = append(out, symLoc{file: t.file, sym: int32(i)})
+		}
+	}
+	if len(out) > start {
+		return out
+	}
+	for _, b := range typ.Bases {
+		if strings.Contains(b, ".") {
+			continue // ns.Base: not followed
+		}
+		for _, bt := range v.jsTypeNamed(tf, t.file, b, c) {
+			out = v.jsMembersOf(bt, name, c, seen, depth+1, out)
+		}
+	}
+	return out
+}
+
+// jsTypeContext returns, by member name, the members of the types (classes,
+// interfaces, enums, type aliases) declared in file f's type context: f
+// itself, the files its non-member uses resolve to, and the files those
+// import directly. A value whose type the syntax does not state (a
+// callback's parameter, a call's result) most likely has a type declared
+// there: rxjs's `operate((source, subscriber) => source.subscribe(…))`
+// reaches Observable.ts through lift.ts, which declares operate's
+// signature. Every member of that name in the context is kept: preferring
+// the nearer files (f and its dependencies) loses more than it gains, as
+// an operator's dependency types.ts declares Subscribable.subscribe while
+// the checker resolves `source.subscribe` to Observable's. Computed once
+// per file and query.
+func (v *view) jsTypeContext(f *fileFacts, self int32, c *useCtx) map[string][]symLoc {
+	key := "jstypes\x00" + strconv.Itoa(int(self))
+	if r, ok := c.data[key]; ok {
+		return r.(map[string][]symLoc)
+	}
+	files := map[int32]bool{self: true}
+	var deps []int32
+	if f.syn != nil {
+		for i := range f.syn.Uses {
+			u := &f.syn.Uses[i]
+			if u.Member {
+				continue
+			}
+			for _, l := range v.resolveUse(f, u, c) {
+				if !files[l.file] {
+					files[l.file] = true
+					deps = append(deps, l.file)
+				}
+			}
+		}
+	}
+	for _, d := range deps {
+		if df := v.file(d); df != nil && df.syn != nil {
+			for _, n := range v.imports(df) {
+				files[n] = true
+			}
+		}
+	}
+	members := v.jsMembersIn(files)
+	c.data[key] = members
+	return members
+}
+
+// jsMembersIn returns, by name, the members of the types declared in the
+// given files.
+func (v *view) jsMembersIn(files map[int32]bool) map[string][]symLoc {
+	ids := make([]int32, 0, len(files))
+	for n := range files {
+		ids = append(ids, n)
+	}
+	slices.Sort(ids)
+	members := map[string][]symLoc{}
+	for _, n := range ids {
+		t := v.file(n)
+		if t == nil || t.syn == nil || t.lang != langJS {
+			continue
+		}
+		types := map[string]bool{}
+		for _, s := range t.syn.Symbols {
+			if jsIsType(s.Kind) {
+				types[s.QualifiedName] = true
+			}
+		}
+		for i, s := range t.syn.Symbols {
+			if s.Container != "" && jsIsMember(s.Kind) && types[s.Container] {
+				members[s.Name] = append(members[s.Name], symLoc{file: n, sym: int32(i)})
+			}
+		}
+	}
+	return members
 }
 
 func init() { userAliasHooks[langJS] = jsAliases }

@@ -14,6 +14,19 @@ package syntax
 //   - a re-export (`export {a} from "m"`, `export * from "m"`), a
 //     side-effect import and a `require("m")` or `import("m")` call that
 //     binds no name as uses of the module;
+//   - a member access `obj.prop` or `obj?.prop` whose obj is not a
+//     namespace binding (nor `require(…)`, `exports`, `module.exports`) as
+//     Use{Name: "prop", Member: true, Recv}: Recv is a class name as
+//     written in the file, to be looked up like an unqualified name (an
+//     import or a top-level declaration) — the class of `this` in a class
+//     body (through arrow functions; "" in a function or an object
+//     literal's method), or the class a local obj is declared with (`x:
+//     C`, `x: C<T>`, `x = new C(…)`, the innermost declaration of that name
+//     in scope; destructured names are not tracked), or obj itself when it
+//     is an imported or top-level name no local hides (`C.staticMember`,
+//     `Enum.Member`) — else "" (an
+//     inferred or unstated type: the resolver guesses from the file's type
+//     context). Property names of object literals are not uses;
 //   - the module-scope Bindings (see [Binding]; the conventions of these
 //     languages are in its doc comment).
 //
@@ -178,6 +191,11 @@ const (
 	ekKwStar        // the "*" token
 	ekKwEq          // the "=" token
 	ekKwType        // the "type" and "typeof" tokens of import and export statements
+	ekThis          // this
+	ekSuper         // super
+	ekNewExpr       // new_expression
+	ekTypeAnn       // type_annotation
+	ekGenericType   // generic_type
 )
 
 var esNamed = map[string]esKind{
@@ -244,6 +262,11 @@ var esNamed = map[string]esKind{
 	"optional_parameter":                    ekParam,
 	"type_parameter":                        ekTypeParam,
 	"type_parameters":                       ekTypeParams,
+	"this":                                  ekThis,
+	"super":                                 ekSuper,
+	"new_expression":                        ekNewExpr,
+	"type_annotation":                       ekTypeAnn,
+	"generic_type":                          ekGenericType,
 }
 
 var esAnon = map[string]esKind{
@@ -278,6 +301,8 @@ const (
 	efModule
 	efKey
 	efBody
+	efType
+	efConstructor
 )
 
 var esFields = map[string]esField{
@@ -285,7 +310,7 @@ var esFields = map[string]esField{
 	"value": efValue, "left": efLeft, "right": efRight, "object": efObject,
 	"property": efProperty, "function": efFunction, "arguments": efArguments,
 	"pattern": efPattern, "parameter": efParameter, "module": efModule, "key": efKey,
-	"body": efBody,
+	"body": efBody, "type": efType, "constructor": efConstructor,
 }
 
 // esTables maps a grammar's symbol and field ids to kinds and fields.
@@ -862,6 +887,8 @@ func (x *esFile) cjsExport(e int32) {
 func (x *esFile) references() {
 	var refs []esRef
 	var shadows []esShadow
+	var members []int32
+	var locals []esLocal
 	n := x.n
 	for i := int32(1); i < int32(len(n)); i++ {
 		switch n[i].kind {
@@ -879,11 +906,24 @@ func (x *esFile) references() {
 			}
 			x.moduleCall(i)
 			continue
+		case ekMember:
+			members = append(members, i)
+			continue
 		case ekIdent, ekTypeIdent, ekShorthand, ekShorthandPat:
 		default:
 			continue
 		}
 		name := string(x.src[n[i].start:n[i].end])
+		if n[i].kind == ekIdent {
+			if p := n[i].parent; p >= 0 {
+				switch n[p].kind {
+				case ekDeclarator, ekParam, ekFormalParams, ekArrow, ekCatch, ekFor:
+					if scope, decl := x.declScope(i); decl {
+						locals = append(locals, esLocal{name, n[scope].start, n[scope].end, x.localType(i)})
+					}
+				}
+			}
+		}
 		if _, ok := x.names[name]; !ok {
 			continue
 		}
@@ -904,6 +944,127 @@ func (x *esFile) references() {
 		}
 		x.ref(r)
 	}
+	for _, m := range members {
+		x.member(m, shadows, locals)
+	}
+}
+
+// esLocal is a declaration of a local name (a variable or a parameter) in
+// the scope [start, end), with the class it is typed as or constructed
+// from ("" when the syntax does not say).
+type esLocal struct {
+	name       string
+	start, end uint32
+	typ        string
+}
+
+// localType returns the class a declared identifier is typed as (`x: C`,
+// `x: C<T>`) or constructed from (`x = new C(…)`), or "".
+func (x *esFile) localType(i int32) string {
+	n := x.n
+	p := n[i].parent
+	if k := n[p].kind; k != ekDeclarator && k != ekParam {
+		return ""
+	}
+	if t := x.child(p, efType, 0); t >= 0 {
+		for c := t + 1; c < n[t].next; c = n[c].next {
+			if n[c].kind == ekOther && n[c].end-n[c].start == 1 && x.src[n[c].start] == ':' {
+				continue
+			}
+			switch n[c].kind {
+			case ekTypeIdent:
+				return x.text(c)
+			case ekGenericType:
+				if nm := x.child(c, efName, 0); nm >= 0 && n[nm].kind == ekTypeIdent {
+					return x.text(nm)
+				}
+			}
+			return ""
+		}
+		return ""
+	}
+	if v := x.child(p, efValue, 0); v >= 0 && n[v].kind == ekNewExpr {
+		if c := x.child(v, efConstructor, 0); c >= 0 && n[c].kind == ekIdent {
+			return x.text(c)
+		}
+	}
+	return ""
+}
+
+// member records the member use of a member expression `obj.prop`: none
+// when obj is a namespace binding the scope does not shadow (ref records
+// that use), a require call (moduleCall does) or CommonJS's `module` or
+// `exports`; Recv is the class of `this` in a class body, the class a
+// local obj is typed as or constructed from, else "".
+func (x *esFile) member(m int32, shadows []esShadow, locals []esLocal) {
+	n := x.n
+	obj, prop := x.child(m, efObject, 0), x.child(m, efProperty, 0)
+	if obj < 0 || prop < 0 || n[prop].kind != ekProperty {
+		return
+	}
+	var recv string
+	switch n[obj].kind {
+	case ekThis:
+		recv = x.thisClass(m)
+	case ekIdent:
+		name := x.text(obj)
+		pos := n[obj].start
+		if nm, ok := x.names[name]; ok && nm.imported && nm.orig == "*" {
+			if !slices.ContainsFunc(shadows, func(s esShadow) bool {
+				return s.name == name && s.start <= pos && pos < s.end
+			}) {
+				return // ns.x: a use of the module's x
+			}
+		}
+		if name == "exports" || (name == "module" && x.text(prop) == "exports") {
+			return
+		}
+		var best *esLocal
+		for j := range locals {
+			l := &locals[j]
+			if l.name == name && l.start <= pos && pos < l.end && (best == nil || l.start >= best.start) {
+				best = l
+			}
+		}
+		if best != nil {
+			recv = best.typ
+		} else if _, ok := x.names[name]; ok {
+			recv = name // C.x of an imported or top-level class: a static member
+		}
+	case ekCall:
+		if _, ok := x.requireOf(obj); ok {
+			return
+		}
+	case ekMember:
+		if x.text(obj) == "module.exports" {
+			return
+		}
+	}
+	x.uses = append(x.uses, Use{Name: x.text(prop), Member: true, Recv: recv, Start: n[prop].start, End: n[prop].end})
+}
+
+// thisClass returns the name of the class whose `this` node i stands in:
+// the nearest enclosing class, through arrow functions and the class's
+// methods; "" inside a function, an object literal's method or an
+// anonymous class.
+func (x *esFile) thisClass(i int32) string {
+	n := x.n
+	for p := n[i].parent; p > 0; p = n[p].parent {
+		switch n[p].kind {
+		case ekFuncDecl, ekFuncExpr:
+			return ""
+		case ekMethod:
+			if q := n[p].parent; q >= 0 && n[q].kind == ekObject {
+				return ""
+			}
+		case ekClassDecl, ekClassExpr:
+			if nm := x.child(p, efName, 0); nm >= 0 {
+				return x.text(nm)
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // ref records the use a reference makes.

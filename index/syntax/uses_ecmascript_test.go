@@ -79,6 +79,25 @@ export default App;
 		uses: []Use{{Name: "Card", From: "./ui"}, {Name: "default", From: "./button"}, {Name: "App"}},
 		bindings: []Binding{{Name: "Button", From: "./button", Orig: "default"}, {Name: "ui", From: "./ui", Orig: "*"},
 			{Name: "default", Orig: "App", Export: true}},
+	}, {
+		name: "members",
+		lang: TypeScript,
+		src: `import {operate} from "./lift"; import {Sub} from "./sub"; import * as ns from "./ns";
+operate((source, sub) => { source.subscribe(sub?.next); });
+class C extends B {
+  run() { this.a(); const f = () => this.b; function g() { this.c; } super.d(); }
+}
+function h(s: Sub<number>, ns: number) { const t = new Sub(); s.e; t.f; ns.g; Sub.h; ({i: 1}).j; }
+const o = { k() { this.l; } };
+ns.m;
+`,
+		uses: []Use{{Name: "Sub", From: "./sub"}, {Name: "m", From: "./ns"}, {Name: "operate", From: "./lift"},
+			{Name: "a", Member: true, Recv: "C"}, {Name: "b", Member: true, Recv: "C"}, {Name: "c", Member: true},
+			{Name: "d", Member: true}, {Name: "e", Member: true, Recv: "Sub"}, {Name: "f", Member: true, Recv: "Sub"},
+			{Name: "g", Member: true}, {Name: "h", Member: true, Recv: "Sub"}, {Name: "j", Member: true},
+			{Name: "l", Member: true}, {Name: "next", Member: true}, {Name: "subscribe", Member: true}},
+		bindings: []Binding{{Name: "operate", From: "./lift", Orig: "operate"}, {Name: "Sub", From: "./sub", Orig: "Sub"},
+			{Name: "ns", From: "./ns", Orig: "*"}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := Parse(context.Background(), tc.lang, []byte(tc.src))
