@@ -3,6 +3,7 @@ package syntax
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"slices"
 	"sync"
 
@@ -83,9 +84,64 @@ func compareUse(a, b Use) int {
 // Uses parses src as lang and returns every use of the file with its span,
 // in source order: what [File.Uses] holds before deduplication. A caller
 // that needs the uses of a region of a file (the context builder, for a
-// selection) filters them by span. It returns nil for a language without a
-// uses extractor, and the errors of [Parse].
+// selection) filters them by span; it must not modify the result, which is
+// shared: the last few results are kept by content hash, because a warm
+// build asks again for the same target on every keystroke's budget. It
+// returns nil for a language without a uses extractor, and the errors of
+// [Parse].
 func Uses(ctx context.Context, lang Language, src []byte) ([]Use, error) {
+	key := usesKey{lang, sha256.Sum256(src)}
+	if us, ok := usesCache.get(key); ok {
+		return us, nil
+	}
+	us, err := parseUses(ctx, lang, src)
+	if err == nil {
+		usesCache.put(key, us)
+	}
+	return us, err
+}
+
+// usesKey addresses one result of Uses.
+type usesKey struct {
+	lang Language
+	sum  [sha256.Size]byte
+}
+
+// usesLRU keeps the last results of Uses, evicting the oldest entry.
+type usesLRU struct {
+	mu    sync.Mutex
+	order []usesKey
+	m     map[usesKey][]Use
+}
+
+// usesCacheSize bounds the cache: a handful of targets are built
+// repeatedly while one edits.
+const usesCacheSize = 16
+
+var usesCache = &usesLRU{m: map[usesKey][]Use{}}
+
+func (c *usesLRU) get(k usesKey) ([]Use, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	us, ok := c.m[k]
+	return us, ok
+}
+
+func (c *usesLRU) put(k usesKey, us []Use) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if len(c.order) >= usesCacheSize {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.order = append(c.order, k)
+	c.m[k] = us
+}
+
+func parseUses(ctx context.Context, lang Language, src []byte) ([]Use, error) {
 	s, err := lookup(lang)
 	if err != nil {
 		return nil, err
