@@ -118,11 +118,7 @@ func usesOf(f *fileFacts) []syntax.Use {
 // every use of the file as indexed. Declarations of path itself are
 // included. Nil when path is not in the graph or nothing resolves.
 func (g *Graph) Resolve(path string, uses []syntax.Use) []SymbolRef {
-	if g == nil {
-		return nil
-	}
-	v := g.view()
-	self, ok := v.node(path)
+	v, self, ok := g.at(path)
 	if !ok {
 		return nil
 	}
@@ -138,6 +134,17 @@ func (g *Graph) Resolve(path string, uses []syntax.Use) []SymbolRef {
 	return v.symbolRefs(sortLocs(locs))
 }
 
+// at returns the graph's view and the node of path; ok is false for a nil
+// graph or a path not in it.
+func (g *Graph) at(path string) (v *view, self int32, ok bool) {
+	if g == nil {
+		return nil, 0, false
+	}
+	v = g.view()
+	self, ok = v.node(path)
+	return v, self, ok
+}
+
 // Users returns the files other than path with a use that resolves to one
 // of the given symbols of path (indexes into its syntax.File.Symbols; every
 // symbol of the file when syms is nil): the callers of seed 002, found by
@@ -145,11 +152,7 @@ func (g *Graph) Resolve(path string, uses []syntax.Use) []SymbolRef {
 // contain a symbol's name or that import path; each is kept only when one
 // of its uses resolves to a given symbol. Sorted; nil when none.
 func (g *Graph) Users(path string, syms []int) []string {
-	if g == nil {
-		return nil
-	}
-	v := g.view()
-	self, ok := v.node(path)
+	v, self, ok := g.at(path)
 	if !ok {
 		return nil
 	}
