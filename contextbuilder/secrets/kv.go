@@ -219,7 +219,8 @@ func (lx *lexer) value(key []byte, ks, ke, v, end, limit int, bareKey bool) int 
 		ns := skipBlank(src, end+1, limit)
 		ne := trimRightBlank(src, ns, limit)
 		if ne > ns && bytes.IndexByte(src[ns:ne], ' ') < 0 {
-			lx.pair(key, ks, ke, ns, ne, false)
+			// A block scalar holds data, never code: a literal.
+			lx.pair(key, ks, ke, ns, ne, true)
 		}
 		return end
 	}
@@ -294,7 +295,9 @@ func (lx *lexer) element(i, end, limit int) int {
 	ve = trimRightBlank(src, vs, ve)
 	_ = lim
 	if ve > vs {
-		lx.pair(src[i+1:ne], i+1, ne, vs, ve, false)
+		// Element text is data, never code: a literal, like a quoted
+		// string (an all-letters token is not taken for an identifier).
+		lx.pair(src[i+1:ne], i+1, ne, vs, ve, true)
 	}
 	return gt + 1
 }
