@@ -1,159 +1,17 @@
 package syntax
 
-// The C# and Java uses extractors read the whole tree. Walking it through
-// go-tree-sitter costs several cgo calls and a Go allocation per node;
-// cjFlatten instead copies the tree into a Go slice in one cgo call (a
-// preorder walk with a tree cursor in C), and the extractors then walk that
-// slice without any cgo call. The C types below mirror tree-sitter's api.h
-// (TSNode, TSTreeCursor); the functions are the runtime's, linked into the
-// binary by go-tree-sitter.
-
-/*
-#include <stdint.h>
-#include <stdbool.h>
-
-typedef struct {
-	uint32_t context[4];
-	const void *id;
-	const void *tree;
-} ctxd_cj_node;
-
-typedef struct {
-	const void *tree;
-	const void *id;
-	uint32_t context[3];
-} ctxd_cj_cursor;
-
-ctxd_cj_cursor ts_tree_cursor_new(ctxd_cj_node node);
-void ts_tree_cursor_delete(ctxd_cj_cursor *self);
-ctxd_cj_node ts_tree_cursor_current_node(const ctxd_cj_cursor *self);
-uint16_t ts_tree_cursor_current_field_id(const ctxd_cj_cursor *self);
-bool ts_tree_cursor_goto_first_child(ctxd_cj_cursor *self);
-bool ts_tree_cursor_goto_next_sibling(ctxd_cj_cursor *self);
-bool ts_tree_cursor_goto_parent(ctxd_cj_cursor *self);
-uint16_t ts_node_symbol(ctxd_cj_node node);
-uint32_t ts_node_start_byte(ctxd_cj_node node);
-uint32_t ts_node_end_byte(ctxd_cj_node node);
-
-// ctxd_cj_flatten writes the tree under root in preorder, five words per
-// node: symbol | field << 16, start byte, end byte, index of the parent
-// (0xffffffff for root), index just past the node's subtree. It returns
-// the number of nodes, or -1 when more than cap nodes would be needed.
-static int64_t ctxd_cj_flatten(ctxd_cj_node root, uint32_t *buf, uint32_t cap) {
-	ctxd_cj_cursor c = ts_tree_cursor_new(root);
-	uint32_t n = 0;
-	uint32_t parent = 0xffffffffu;
-	for (;;) {
-		if (n >= cap) {
-			ts_tree_cursor_delete(&c);
-			return -1;
-		}
-		ctxd_cj_node node = ts_tree_cursor_current_node(&c);
-		uint32_t *w = buf + 5 * (uint64_t)n;
-		w[0] = (uint32_t)ts_node_symbol(node) | ((uint32_t)ts_tree_cursor_current_field_id(&c) << 16);
-		w[1] = ts_node_start_byte(node);
-		w[2] = ts_node_end_byte(node);
-		w[3] = parent;
-		w[4] = 0;
-		uint32_t me = n++;
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			parent = me;
-			continue;
-		}
-		w[4] = n;
-		for (;;) {
-			if (ts_tree_cursor_goto_next_sibling(&c)) {
-				break;
-			}
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				ts_tree_cursor_delete(&c);
-				return n;
-			}
-			buf[5 * (uint64_t)parent + 4] = n;
-			parent = buf[5 * (uint64_t)parent + 3];
-		}
-	}
-}
-*/
-import "C"
-
 import (
-	"reflect"
 	"sync"
-	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/csharp"
 )
 
-// cjNode is one node of a flattened tree.
-type cjNode struct {
-	sym, field uint16 // the grammar's symbol and field ids
-	start, end uint32
-	parent     int32 // -1 for the root
-	next       int32 // the index just past the node's subtree
-}
+// The C# and Java uses extractors read the whole tree, flattened (see
+// flatten.go) with their own node and field codes.
 
-// cjNodeField locates the C node inside a *sitter.Node (its unexported
-// field c of type C.TSNode); ok is false if a go-tree-sitter upgrade changed
-// it, and the extractors then record nothing.
-var cjNodeField, cjNodeOK = func() (reflect.StructField, bool) {
-	f, ok := reflect.TypeFor[sitter.Node]().FieldByName("c")
-	return f, ok && f.Type.Size() == unsafe.Sizeof(C.ctxd_cj_node{})
-}()
-
-var cjBufPool = sync.Pool{New: func() any { return new([]uint32) }}
-
-// cjFlatten returns the nodes of the tree under root in preorder; nil when
-// the node layout is unknown.
-func cjFlatten(root *sitter.Node, srcLen int) []cjNode {
-	if !cjNodeOK || root == nil {
-		return nil
-	}
-	cn := *(*C.ctxd_cj_node)(unsafe.Add(unsafe.Pointer(root), cjNodeField.Offset))
-	bp := cjBufPool.Get().(*[]uint32)
-	defer cjBufPool.Put(bp)
-	capNodes := srcLen/3 + 64
-	for {
-		if len(*bp) < 5*capNodes {
-			*bp = make([]uint32, 5*capNodes)
-		}
-		buf := *bp
-		n := int64(C.ctxd_cj_flatten(cn, (*C.uint32_t)(unsafe.Pointer(&buf[0])), C.uint32_t(capNodes)))
-		if n < 0 {
-			capNodes *= 2
-			continue
-		}
-		out := make([]cjNode, n)
-		for i := range out {
-			w := buf[5*i : 5*i+5]
-			out[i] = cjNode{sym: uint16(w[0]), field: uint16(w[0] >> 16), start: w[1], end: w[2], parent: int32(w[3]), next: int32(w[4])}
-		}
-		return out
-	}
-}
-
-// cjTable maps a grammar's symbol and field ids to the small codes an
-// extractor switches on (0 for the ones it ignores).
-type cjTable struct {
-	sym   []uint8
-	field []uint8
-}
-
-func newCJTable(l *sitter.Language, syms, fields map[string]uint8) *cjTable {
-	t := &cjTable{sym: make([]uint8, 1<<16), field: make([]uint8, 1<<16)}
-	for i := uint32(0); i < l.SymbolCount() && i < 1<<16; i++ {
-		t.sym[i] = syms[l.SymbolName(sitter.Symbol(i))]
-	}
-	for i := 1; i < 1<<12; i++ {
-		name := l.FieldName(i)
-		if name == "" {
-			continue
-		}
-		t.field[i] = fields[name]
-	}
-	return t
-}
+// cjNode is one node of a flattened tree, with the C# or Java codes.
+type cjNode = flatNode[uint8, uint8]
 
 // The C# uses extractor. What it records (see docs/relations.md, section
 // "Resolution: C#", for how index/relate reads it):
@@ -310,7 +168,7 @@ var csFields = map[string]uint8{
 	"function": csfFunction, "value": csfValue, "alias": csfAlias,
 }
 
-var csTable = sync.OnceValue(func() *cjTable { return newCJTable(csharp.GetLanguage(), csSyms, csFields) })
+var csTable = sync.OnceValue(func() *flatTable { return newFlatTable(csharp.GetLanguage(), csSyms, csSyms, csFields) })
 
 // csContextual are identifiers the grammar may read as names that are no
 // references: contextual keywords and the implicit parameter of setters.
@@ -328,7 +186,6 @@ func init() { registerUses(csharpUses, CSharp) }
 type csLocal struct{ name, typ string }
 
 type csWalker struct {
-	t      *cjTable
 	n      []cjNode
 	src    []byte
 	f      *File
@@ -347,11 +204,11 @@ type csTyped struct {
 }
 
 func csharpUses(root *sitter.Node, src []byte, f *File) {
-	nodes := cjFlatten(root, len(src))
+	nodes := flatten[uint8, uint8](root, csTable(), false, len(src))
 	if len(nodes) == 0 {
 		return
 	}
-	w := &csWalker{t: csTable(), n: nodes, src: src, f: f}
+	w := &csWalker{n: nodes, src: src, f: f}
 	// Top-level statements share one scope: declare their locals first.
 	for c := int32(1); c < int32(len(nodes)); c = nodes[c].next {
 		if w.kind(c) == csGlobalStatement {
@@ -362,8 +219,8 @@ func csharpUses(root *sitter.Node, src []byte, f *File) {
 	w.setTypes()
 }
 
-func (w *csWalker) kind(i int32) uint8  { return w.t.sym[w.n[i].sym] }
-func (w *csWalker) fld(i int32) uint8   { return w.t.field[w.n[i].field] }
+func (w *csWalker) kind(i int32) uint8  { return w.n[i].kind }
+func (w *csWalker) fld(i int32) uint8   { return w.n[i].field }
 func (w *csWalker) text(i int32) string { return string(w.src[w.n[i].start:w.n[i].end]) }
 
 // child returns the first child of i with field code fc (any named child

@@ -30,100 +30,14 @@ package syntax
 //   - the module-scope Bindings (see [Binding]; the conventions of these
 //     languages are in its doc comment).
 //
-// The tree is read in one pass: a C function walks it with a tree cursor
-// and writes every node's symbol, field, span and depth to a buffer, in
-// batches, so that the cost per node is a few C calls and no Go allocation.
-
-/*
-#include <stdint.h>
-#include <stdbool.h>
-#include <stdlib.h>
-
-typedef struct {
-	uint32_t context[4];
-	const void *id;
-	const void *tree;
-} ctxdes_Node;
-
-typedef struct {
-	const void *tree;
-	const void *id;
-	uint32_t context[3];
-} ctxdes_Cursor;
-
-ctxdes_Cursor ts_tree_cursor_new(ctxdes_Node node);
-void ts_tree_cursor_delete(ctxdes_Cursor *self);
-ctxdes_Node ts_tree_cursor_current_node(const ctxdes_Cursor *self);
-uint16_t ts_tree_cursor_current_field_id(const ctxdes_Cursor *self);
-bool ts_tree_cursor_goto_parent(ctxdes_Cursor *self);
-bool ts_tree_cursor_goto_next_sibling(ctxdes_Cursor *self);
-bool ts_tree_cursor_goto_first_child(ctxdes_Cursor *self);
-uint16_t ts_node_symbol(ctxdes_Node self);
-uint32_t ts_node_start_byte(ctxdes_Node self);
-uint32_t ts_node_end_byte(ctxdes_Node self);
-
-typedef struct {
-	ctxdes_Cursor cur;
-	uint32_t depth;
-	int done;
-} ctxdes_Walk;
-
-static void *ctxdes_start(const void *node) {
-	ctxdes_Walk *w = malloc(sizeof *w);
-	if (w == NULL) {
-		return NULL;
-	}
-	w->cur = ts_tree_cursor_new(*(const ctxdes_Node *)node);
-	w->depth = 0;
-	w->done = 0;
-	return w;
-}
-
-static void ctxdes_end(void *p) {
-	ctxdes_Walk *w = p;
-	ts_tree_cursor_delete(&w->cur);
-	free(w);
-}
-
-// ctxdes_walk writes the next nodes of the walk in pre-order, four words
-// each: symbol | field << 16, start byte, end byte, depth. It returns the
-// words written and sets *done at the end of the tree.
-static uint32_t ctxdes_walk(void *p, uint32_t *buf, uint32_t cap, int *done) {
-	ctxdes_Walk *w = p;
-	uint32_t n = 0;
-	while (!w->done && n + 4 <= cap) {
-		ctxdes_Node node = ts_tree_cursor_current_node(&w->cur);
-		buf[n++] = (uint32_t)ts_node_symbol(node) | ((uint32_t)ts_tree_cursor_current_field_id(&w->cur) << 16);
-		buf[n++] = ts_node_start_byte(node);
-		buf[n++] = ts_node_end_byte(node);
-		buf[n++] = w->depth;
-		if (ts_tree_cursor_goto_first_child(&w->cur)) {
-			w->depth++;
-			continue;
-		}
-		for (;;) {
-			if (ts_tree_cursor_goto_next_sibling(&w->cur)) {
-				break;
-			}
-			if (w->depth == 0 || !ts_tree_cursor_goto_parent(&w->cur)) {
-				w->done = 1;
-				break;
-			}
-			w->depth--;
-		}
-	}
-	*done = w->done;
-	return n;
-}
-*/
-import "C"
+// The tree is read in one pass, flattened (see flatten.go) with the kinds
+// and fields below, so that the cost per node is a few C calls and no Go
+// allocation.
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -313,136 +227,24 @@ var esFields = map[string]esField{
 	"body": efBody, "type": efType, "constructor": efConstructor,
 }
 
-// esTables maps a grammar's symbol and field ids to kinds and fields.
-type esTables struct {
-	kinds  []esKind
-	fields []esField
-}
+var esTableCache sync.Map // Language → *flatTable
 
-var esTableCache sync.Map // Language → *esTables
-
-func esTablesFor(l Language) *esTables {
+// esTablesFor returns the table of language l, built once.
+func esTablesFor(l Language) *flatTable {
 	if t, ok := esTableCache.Load(l); ok {
-		return t.(*esTables)
+		return t.(*flatTable)
 	}
 	s, err := lookup(l)
 	if err != nil {
 		return nil
 	}
-	g := s.grammar()
-	t := &esTables{kinds: make([]esKind, g.SymbolCount())}
-	for i := range t.kinds {
-		sym := sitter.Symbol(i)
-		name := g.SymbolName(sym)
-		if g.SymbolType(sym) == sitter.SymbolTypeRegular {
-			t.kinds[i] = esNamed[name]
-		} else {
-			t.kinds[i] = esAnon[name]
-		}
-	}
-	t.fields = []esField{efNone}
-	for i := 1; ; i++ {
-		name := g.FieldName(i)
-		if name == "" {
-			break
-		}
-		t.fields = append(t.fields, esFields[name])
-	}
+	t := newFlatTable(s.grammar(), esNamed, esAnon, esFields)
 	esTableCache.Store(l, t)
 	return t
 }
 
 // esNode is one node of the flattened tree, in pre-order.
-type esNode struct {
-	kind       esKind
-	field      esField
-	start, end uint32
-	parent     int32 // -1 for the root
-	next       int32 // the index after the node's subtree
-}
-
-// nodeField locates the C node inside a sitter.Node (its unexported field c
-// of type C.TSNode, 32 bytes); ok is false if a go-tree-sitter upgrade
-// changed it, and the tree is then walked through go-tree-sitter's API.
-var esNodeOffset, esNodeOK = func() (uintptr, bool) {
-	f, ok := reflect.TypeFor[sitter.Node]().FieldByName("c")
-	ok = ok && f.Type.Kind() == reflect.Struct && f.Type.Size() == 32 &&
-		strings.HasSuffix(f.Type.Name(), "TSNode")
-	return f.Offset, ok
-}()
-
-// esFastWalk is false in tests that check the go-tree-sitter path.
-var esFastWalk = true
-
-// esFlatten returns the nodes of the tree under root in pre-order.
-func esFlatten(root *sitter.Node, t *esTables, sizeHint int) []esNode {
-	nodes := make([]esNode, 0, sizeHint/4+16)
-	var stack []int32
-	add := func(sym uint16, field esField, start, end uint32, depth int) {
-		for len(stack) > depth {
-			top := stack[len(stack)-1]
-			nodes[top].next = int32(len(nodes))
-			stack = stack[:len(stack)-1]
-		}
-		n := esNode{start: start, end: end, parent: -1, field: field}
-		if int(sym) < len(t.kinds) {
-			n.kind = t.kinds[sym]
-		}
-		if len(stack) > 0 {
-			n.parent = stack[len(stack)-1]
-		}
-		stack = append(stack, int32(len(nodes)))
-		nodes = append(nodes, n)
-	}
-	if esNodeOK && esFastWalk {
-		var cnode [4]uint64 // the C node, copied out of Go memory holding a Go pointer
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(&cnode[0])), 32),
-			unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(root), esNodeOffset)), 32))
-		w := C.ctxdes_start(unsafe.Pointer(&cnode[0]))
-		if w != nil {
-			buf := make([]uint32, 1<<12)
-			for {
-				var done C.int
-				n := int(C.ctxdes_walk(w, (*C.uint32_t)(unsafe.Pointer(&buf[0])), C.uint32_t(len(buf)), &done))
-				for i := 0; i+4 <= n; i += 4 {
-					var fl esField
-					if f := int(buf[i] >> 16); f < len(t.fields) {
-						fl = t.fields[f]
-					}
-					add(uint16(buf[i]), fl, buf[i+1], buf[i+2], int(buf[i+3]))
-				}
-				if done != 0 {
-					break
-				}
-			}
-			C.ctxdes_end(w)
-			for _, i := range stack {
-				nodes[i].next = int32(len(nodes))
-			}
-			return nodes
-		}
-	}
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
-	depth := 0
-	for {
-		n := c.CurrentNode()
-		add(uint16(n.Symbol()), esFields[c.CurrentFieldName()], n.StartByte(), n.EndByte(), depth)
-		if c.GoToFirstChild() {
-			depth++
-			continue
-		}
-		for !c.GoToNextSibling() {
-			if depth == 0 || !c.GoToParent() {
-				for _, i := range stack {
-					nodes[i].next = int32(len(nodes))
-				}
-				return nodes
-			}
-			depth--
-		}
-	}
-}
+type esNode = flatNode[esKind, esField]
 
 // esName is what a module-scope name of the file stands for.
 type esName struct {
@@ -483,7 +285,7 @@ func esUses(root *sitter.Node, src []byte, f *File) {
 	if t == nil {
 		return
 	}
-	x := &esFile{n: esFlatten(root, t, len(src)), src: src, f: f, names: map[string]esName{}}
+	x := &esFile{n: flatten[esKind, esField](root, t, false, len(src)), src: src, f: f, names: map[string]esName{}}
 	if len(x.n) == 0 {
 		return
 	}

@@ -125,9 +125,9 @@ export * from "x"; function f(b) { return ns.q(d, b); } const y = require("y").z
 		if err != nil {
 			t.Fatal(err)
 		}
-		esFastWalk = false
+		fastCursor.Store(false)
 		slow, err := Uses(context.Background(), lang, src)
-		esFastWalk = true
+		fastCursor.Store(true)
 		if err != nil {
 			t.Fatal(err)
 		}

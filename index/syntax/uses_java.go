@@ -7,8 +7,9 @@ import (
 	"github.com/smacker/go-tree-sitter/java"
 )
 
-// The Java uses extractor, on the flattened tree of uses_csharp.go and with
-// the C# conventions (see there and docs/relations.md, "Resolution: Java"):
+// The Java uses extractor, on the flattened tree (flatten.go) and walker of
+// uses_csharp.go and with the C# conventions (see there and
+// docs/relations.md, "Resolution: Java"):
 // a simple name that is no local is Use{Name, Recv: E}, E the qualified
 // name of the enclosing type within its file ("Outer.Inner", no package);
 // a qualified type a.b.C is Use{Name: "C", From: "a.b"}; a member access
@@ -100,7 +101,7 @@ var jvFields = map[string]uint8{
 	"declarator": jvfDeclarator,
 }
 
-var jvTable = sync.OnceValue(func() *cjTable { return newCJTable(java.GetLanguage(), jvSyms, jvFields) })
+var jvTable = sync.OnceValue(func() *flatTable { return newFlatTable(java.GetLanguage(), jvSyms, jvSyms, jvFields) })
 
 func init() { registerUses(javaUses, Java) }
 
@@ -109,11 +110,11 @@ type jvWalker struct {
 }
 
 func javaUses(root *sitter.Node, src []byte, f *File) {
-	nodes := cjFlatten(root, len(src))
+	nodes := flatten[uint8, uint8](root, jvTable(), false, len(src))
 	if len(nodes) == 0 {
 		return
 	}
-	w := &jvWalker{csWalker{t: jvTable(), n: nodes, src: src, f: f}}
+	w := &jvWalker{csWalker{n: nodes, src: src, f: f}}
 	w.visitChildren(0)
 	w.setTypes()
 }
@@ -286,7 +287,7 @@ func (w *jvWalker) visit(i int32) {
 			w.encl = joinDot(w.encl, w.text(name))
 		}
 		for c := i + 1; c < w.n[i].next; c = w.n[c].next {
-			if k := w.kind(c); k != jvNone && w.fld(c) != jvfName && w.t.sym[w.n[c].sym] != jvMemberDecl {
+			if k := w.kind(c); k != jvNone && w.fld(c) != jvfName && k != jvMemberDecl {
 				w.declareHeader(c)
 			}
 		}

@@ -1,7 +1,7 @@
 package syntax
 
 // The Python uses extractor. It flattens the tree-sitter tree into an array
-// of named nodes in one cgo call (pyFlatten), then walks that array in Go
+// of named nodes (flatten, in flatten.go), then walks that array in Go
 // with Python's scoping rules: module, class, function, lambda and
 // comprehension scopes; a name is local to a function when the function
 // binds it anywhere (parameters, assignment and loop targets, with/except
@@ -28,101 +28,10 @@ package syntax
 //     "m", "..pkg.mod", "m.C" for a nested class). Any other member is
 //     {Name, Member} with Recv "": resolved to nothing.
 
-/*
-#include <stdint.h>
-#include <stdbool.h>
-#include <stdlib.h>
-
-typedef struct {
-	uint32_t context[4];
-	const void *id;
-	const void *tree;
-} ctxdpy_TSNode;
-
-typedef struct {
-	const void *tree;
-	const void *id;
-	uint32_t context[3];
-} ctxdpy_TSTreeCursor;
-
-ctxdpy_TSTreeCursor ts_tree_cursor_new(ctxdpy_TSNode node);
-void ts_tree_cursor_delete(ctxdpy_TSTreeCursor *self);
-ctxdpy_TSNode ts_tree_cursor_current_node(const ctxdpy_TSTreeCursor *self);
-uint16_t ts_tree_cursor_current_field_id(const ctxdpy_TSTreeCursor *self);
-bool ts_tree_cursor_goto_parent(ctxdpy_TSTreeCursor *self);
-bool ts_tree_cursor_goto_next_sibling(ctxdpy_TSTreeCursor *self);
-bool ts_tree_cursor_goto_first_child(ctxdpy_TSTreeCursor *self);
-uint16_t ts_node_symbol(ctxdpy_TSNode self);
-bool ts_node_is_named(ctxdpy_TSNode self);
-uint32_t ts_node_start_byte(ctxdpy_TSNode self);
-uint32_t ts_node_end_byte(ctxdpy_TSNode self);
-
-// ctxdpy_flatten writes the named nodes under root in pre-order to buf, 4
-// words each: symbol << 16 | field id, start byte, end byte, and the index
-// of the first node after the subtree. It returns the number of named
-// nodes, writing only the first cap/4 of them.
-static uint32_t ctxdpy_flatten(ctxdpy_TSNode root, uint32_t *buf, uint32_t cap) {
-	ctxdpy_TSTreeCursor c = ts_tree_cursor_new(root);
-	uint32_t n = 0, depth = 0, scap = 256;
-	int64_t *stack = malloc(scap * sizeof(int64_t));
-	if (stack == NULL) {
-		ts_tree_cursor_delete(&c);
-		return 0;
-	}
-	for (;;) {
-		ctxdpy_TSNode node = ts_tree_cursor_current_node(&c);
-		int64_t idx = -1;
-		if (ts_node_is_named(node)) {
-			idx = n++;
-			if ((idx + 1) * 4 <= cap) {
-				uint32_t *w = buf + idx * 4;
-				w[0] = (uint32_t)ts_node_symbol(node) << 16 | ts_tree_cursor_current_field_id(&c);
-				w[1] = ts_node_start_byte(node);
-				w[2] = ts_node_end_byte(node);
-				w[3] = 0;
-			}
-		}
-		if (depth >= scap) {
-			scap *= 2;
-			int64_t *s = realloc(stack, scap * sizeof(int64_t));
-			if (s == NULL) {
-				free(stack);
-				ts_tree_cursor_delete(&c);
-				return 0;
-			}
-			stack = s;
-		}
-		stack[depth] = idx;
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			depth++;
-			continue;
-		}
-		for (;;) {
-			int64_t done = stack[depth];
-			if (done >= 0 && (done + 1) * 4 <= cap) {
-				buf[done * 4 + 3] = n;
-			}
-			if (depth > 0 && ts_tree_cursor_goto_next_sibling(&c)) {
-				break;
-			}
-			if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) {
-				free(stack);
-				ts_tree_cursor_delete(&c);
-				return n;
-			}
-			depth--;
-		}
-	}
-}
-*/
-import "C"
-
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
@@ -266,114 +175,12 @@ var pyFieldNames = map[string]pyField{
 	"value": pfValue, "type": pfType, "return_type": pfReturnType, "definition": pfDefinition,
 }
 
-// pyTables maps the grammar's symbol and field ids to pyKind and pyField.
-type pyTables struct {
-	kinds  []pyKind
-	fields []pyField
-}
-
-var pyTablesOnce = sync.OnceValue(func() *pyTables {
-	l := python.GetLanguage()
-	t := &pyTables{kinds: make([]pyKind, l.SymbolCount())}
-	for i := range t.kinds {
-		if l.SymbolType(sitter.Symbol(i)) == sitter.SymbolTypeRegular {
-			t.kinds[i] = pyKindNames[l.SymbolName(sitter.Symbol(i))]
-		}
-	}
-	t.fields = []pyField{pfOther}
-	for i := 1; i < 1<<12; i++ {
-		name := l.FieldName(i)
-		if name == "" {
-			break
-		}
-		t.fields = append(t.fields, pyFieldNames[name])
-	}
-	return t
+var pyTablesOnce = sync.OnceValue(func() *flatTable {
+	return newFlatTable[pyKind](python.GetLanguage(), pyKindNames, nil, pyFieldNames)
 })
 
 // pyNode is one named node of the flattened tree.
-type pyNode struct {
-	kind       pyKind
-	field      pyField
-	start, end uint32
-	next       int32 // the first node after this one's subtree
-}
-
-// nodeField locates the C node inside a sitter.Node (its unexported field
-// c), as cursorField does for the query cursor; ok is false when a
-// go-tree-sitter upgrade changed it, and the tree is then flattened through
-// go-tree-sitter's cursor (slower, same result).
-func nodeField() (f reflect.StructField, ok bool) {
-	f, ok = reflect.TypeFor[sitter.Node]().FieldByName("c")
-	ok = ok && f.Type.Kind() == reflect.Struct && f.Type.Size() == unsafe.Sizeof(C.ctxdpy_TSNode{})
-	return f, ok
-}
-
-var sitterNodeC, sitterNodeOK = nodeField()
-
-// pyFlatten returns the named nodes of the tree under root, pre-order.
-func pyFlatten(root *sitter.Node, srcLen int) []pyNode {
-	t := pyTablesOnce()
-	if !sitterNodeOK || !fastCursor.Load() {
-		return pyFlattenSlow(root, t)
-	}
-	cn := *(*C.ctxdpy_TSNode)(unsafe.Add(unsafe.Pointer(root), sitterNodeC.Offset))
-	buf := make([]uint32, 4*(srcLen/3+16))
-	n := uint32(C.ctxdpy_flatten(cn, (*C.uint32_t)(unsafe.Pointer(&buf[0])), C.uint32_t(len(buf))))
-	if int(n)*4 > len(buf) {
-		buf = make([]uint32, 4*int(n))
-		n = uint32(C.ctxdpy_flatten(cn, (*C.uint32_t)(unsafe.Pointer(&buf[0])), C.uint32_t(len(buf))))
-	}
-	nodes := make([]pyNode, n)
-	for i := range nodes {
-		w := buf[4*i : 4*i+4]
-		nodes[i] = pyNode{start: w[1], end: w[2], next: int32(w[3])}
-		if s := int(w[0] >> 16); s < len(t.kinds) {
-			nodes[i].kind = t.kinds[s]
-		}
-		if fid := int(w[0] & 0xffff); fid < len(t.fields) {
-			nodes[i].field = t.fields[fid]
-		}
-	}
-	return nodes
-}
-
-// pyFlattenSlow is pyFlatten through go-tree-sitter's API.
-func pyFlattenSlow(root *sitter.Node, t *pyTables) []pyNode {
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
-	var nodes []pyNode
-	var stack []int
-	for {
-		node := c.CurrentNode()
-		idx := -1
-		if node.IsNamed() {
-			idx = len(nodes)
-			pn := pyNode{start: node.StartByte(), end: node.EndByte(), field: pyFieldNames[c.CurrentFieldName()]}
-			if s := int(node.Symbol()); s < len(t.kinds) {
-				pn.kind = t.kinds[s]
-			}
-			nodes = append(nodes, pn)
-		}
-		stack = append(stack, idx)
-		if c.GoToFirstChild() {
-			continue
-		}
-		for {
-			if done := stack[len(stack)-1]; done >= 0 {
-				nodes[done].next = int32(len(nodes))
-			}
-			if len(stack) > 1 && c.GoToNextSibling() {
-				stack = stack[:len(stack)-1]
-				break
-			}
-			if len(stack) == 1 || !c.GoToParent() {
-				return nodes
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-}
+type pyNode = flatNode[pyKind, pyField]
 
 // pyScopeKind is the kind of a Python scope.
 type pyScopeKind uint8
@@ -447,7 +254,7 @@ type pyAlias struct {
 }
 
 func pythonUses(root *sitter.Node, src []byte, f *File) {
-	w := &pyWalker{src: src, nodes: pyFlatten(root, len(src)), f: f}
+	w := &pyWalker{src: src, nodes: flatten[pyKind, pyField](root, pyTablesOnce(), true, len(src)), f: f}
 	if len(w.nodes) == 0 {
 		return
 	}
@@ -486,7 +293,7 @@ func (w *pyWalker) children(i int, fn func(c int)) {
 	for c := i + 1; c < int(w.nodes[i].next) && c < len(w.nodes); c = int(w.nodes[c].next) {
 		fn(c)
 		if int(w.nodes[c].next) <= c {
-			return // never: pyFlatten closes every node
+			return // never: flatten closes every node
 		}
 	}
 }
