@@ -1,6 +1,7 @@
 package relate
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/index/syntax"
@@ -67,10 +68,14 @@ func cjResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc, ja
 	sc := r.scope(self)
 	switch {
 	case u.Member:
-		if u.Recv == "" {
-			return out
+		var m []symLoc
+		if u.Recv != "" {
+			m = r.membersOf(r.evalRecv(sc, u.Recv), u.Name)
 		}
-		return append(out, r.membersOf(r.evalRecv(sc, u.Recv), u.Name)...)
+		if len(m) == 0 && !java {
+			m = r.extensionMethods(sc, u.Name)
+		}
+		return append(out, m...)
 	case u.From != "":
 		return append(out, r.lookupType(sc, u.Name, u.From, "")...)
 	}
@@ -81,6 +86,37 @@ func cjResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc, ja
 		return append(out, t...)
 	}
 	return append(out, r.staticMembers(sc, u.Name)...)
+}
+
+// extensionMethods returns the extension methods named name (see
+// syntax's C# Bindings with Orig "this") declared in a namespace the scope
+// sees: the file's own namespaces and its usings. They are what a member
+// call resolves to when the receiver's type has no member of the name, or
+// its type is unknown.
+func (r *csRes) extensionMethods(sc *csScope, name string) []symLoc {
+	var out []symLoc
+	r.v.eachSym(name, func(n, sym int32) {
+		t := r.v.file(n)
+		if t.lang != langCSharp || t.syn == nil {
+			return
+		}
+		s := &t.syn.Symbols[sym]
+		if !slices.ContainsFunc(t.syn.Bindings, func(b syntax.Binding) bool {
+			return b.Orig == "this" && b.Name == name && b.From == s.Container
+		}) {
+			return
+		}
+		for _, ns := range t.syn.Namespaces {
+			if slices.Contains(sc.ns, ns) || slices.Contains(sc.usings, ns) {
+				out = append(out, symLoc{file: n, sym: sym})
+				return
+			}
+		}
+		if len(t.syn.Namespaces) == 0 {
+			out = append(out, symLoc{file: n, sym: sym}) // the global namespace
+		}
+	})
+	return out
 }
 
 // staticMembers returns the members named name of the types a static
@@ -119,6 +155,7 @@ func (r *csRes) scope(n int32) *csScope {
 	sc.ns = sortedSet(sc.ns)
 	add := func(b syntax.Binding) {
 		switch {
+		case b.Orig == "this": // an extension method the file declares
 		case b.Orig == "*":
 			sc.usings = append(sc.usings, b.From)
 		case b.Orig == "static":

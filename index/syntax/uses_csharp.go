@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"bytes"
+	"regexp"
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -217,6 +219,30 @@ func csharpUses(root *sitter.Node, src []byte, f *File) {
 	}
 	w.visitChildren(0)
 	w.setTypes()
+	markExtensionMethods(src, f)
+}
+
+// extensionRE matches the parameter list opening of a C# extension method:
+// its first parameter carries the `this` modifier.
+var extensionRE = regexp.MustCompile(`\(\s*(?:\[[^\]]*\]\s*)*this\s`)
+
+// markExtensionMethods records each static method whose first parameter is
+// `this T` as a Binding {Name: method, Orig: "this"}: a call `x.Name()` on a
+// value of any type may be that method when its namespace is in scope, and
+// the resolver looks such bindings up when the receiver's type has no
+// member of the name.
+func markExtensionMethods(src []byte, f *File) {
+	for _, s := range f.Symbols {
+		if s.Kind != Method || s.Container == "" {
+			continue
+		}
+		sig := src[s.Signature.StartByte:min(int(s.Signature.EndByte), len(src))]
+		open := bytes.IndexByte(sig, '(')
+		if open < 0 || !bytes.Contains(sig[:open], []byte("static")) || !extensionRE.Match(sig[open:]) {
+			continue
+		}
+		f.Bindings = append(f.Bindings, Binding{Name: s.Name, Orig: "this", From: s.Container})
+	}
 }
 
 func (w *csWalker) kind(i int32) uint8  { return w.n[i].kind }
