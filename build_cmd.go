@@ -23,7 +23,7 @@ import (
 )
 
 // exitRefused is the exit code of a build the context builder refused
-// (DESIGN.md §4 CLI): stdout then holds {"refusal": …}.
+// (docs/protocol.md, CLI): stdout then holds {"refusal": …}.
 const exitRefused = 3
 
 // Output formats of ctxd build.

@@ -116,7 +116,7 @@ func (p *pipeline) portableRequest() *Request {
 }
 
 // fpBundle is the bundle without bundle_id and created_at: the input of
-// bundle_fingerprint (DESIGN.md §4).
+// bundle_fingerprint (docs/contract.md, "Fingerprints and ids").
 func fpBundle(b *Bundle) any {
 	type block struct {
 		BlockID   string    `json:"block_id,omitempty"`
@@ -296,7 +296,7 @@ func (p *pipeline) budgetResult() *BudgetResult {
 }
 
 // configFingerprint is sha256 of the JCS form of the effective config with
-// the contract, estimator and rule-set versions (DESIGN.md §4).
+// the contract, estimator and rule-set versions (docs/contract.md).
 func configFingerprint(c Config, est *tokens.Estimator, r Redactor, pol *Policy) (string, error) {
 	return fingerprint(struct {
 		Contract  string `json:"contract_version"`

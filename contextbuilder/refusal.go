@@ -7,7 +7,7 @@ import (
 // RefusalCode is the stable code of a refusal.
 type RefusalCode string
 
-// Refusal codes (seed 002 failure modes, DESIGN.md §4).
+// Refusal codes (seed 002 failure modes; docs/contract.md lists them).
 const (
 	RefuseContextTooLarge   RefusalCode = "REFUSE_CONTEXT_TOO_LARGE"
 	RefuseSecretRisk        RefusalCode = "REFUSE_SECRET_RISK"

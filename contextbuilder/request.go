@@ -16,7 +16,7 @@ import (
 // LSP edge maps it to InvalidParams and the CLI to exit code 2.
 var ErrInvalidRequest = errors.New("invalid build request")
 
-// Request is a build request (DESIGN.md §4), snake_case like the seed
+// Request is a build request (docs/protocol.md), snake_case like the seed
 // schemas. The zero value of an optional field means "absent".
 type Request struct {
 	// Purpose is required: intent, plan or diff.

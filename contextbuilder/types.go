@@ -156,7 +156,7 @@ type IncludedFile struct {
 // ExcludeReason is why a candidate is not in the bundle.
 type ExcludeReason string
 
-// Exclude reasons: seed 002's enum, plus policy (DESIGN.md §4, seed 001
+// Exclude reasons: seed 002's enum, plus policy (docs/contract.md, seed 001
 // caps).
 const (
 	ExcludeDenyRule       ExcludeReason = "deny_rule"
@@ -175,7 +175,7 @@ type Excluded struct {
 	Reason ExcludeReason `json:"reason"`
 }
 
-// Fingerprints are the manifest's fingerprints (DESIGN.md §4).
+// Fingerprints are the manifest's fingerprints (docs/contract.md).
 type Fingerprints struct {
 	ProjectIndexFingerprint string `json:"project_index_fingerprint"`
 	ConfigFingerprint       string `json:"config_fingerprint"`

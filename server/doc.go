@@ -5,7 +5,7 @@
 // [Server] is ctxd's own jsonrpc2.Handler rather than go.lsp.dev/protocol's
 // stock chain, which answers one request at a time, dies on a handler panic,
 // ignores numeric $/cancelRequest ids and misroutes unknown methods (see
-// PITFALLS.md). The rules it enforces:
+// docs/dependency-defects.md). The rules it enforces:
 //
 //   - Notifications run on the read loop, one at a time, in arrival order, so
 //     that a request always sees every notification sent before it.

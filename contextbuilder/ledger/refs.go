@@ -27,7 +27,7 @@ const (
 	RefExecutionPrefix = "execution:"
 )
 
-// Thread is the request's `thread` object (DESIGN §4). ParentTurnID is ""
+// Thread is the request's `thread` object (docs/protocol.md). ParentTurnID is ""
 // for a first turn; nil and empty DeclaredRefs are the same (and marshal as
 // []).
 type Thread struct {

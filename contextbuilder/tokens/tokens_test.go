@@ -40,7 +40,7 @@ func TestCountKnown(t *testing.T) {
 		// Invalid UTF-8 is counted, never rejected.
 		{"invalid utf-8", "\xff\xfe", 1, 1},
 		{"one letter repeated", strings.Repeat("a", 1000), 125, 125},
-		// Long unbroken text: linear in the library (PITFALLS.md).
+		// Long unbroken text: linear in the library (docs/dependency-defects.md).
 		{"100 KB of one letter", strings.Repeat("a", 100000), 12500, 12500},
 	}
 	for _, tt := range tests {
