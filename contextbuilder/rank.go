@@ -92,25 +92,7 @@ func (p *pipeline) relate(ctx context.Context) {
 			goNoted = true
 			p.notes = append(p.notes, fmt.Sprintf("relations: Go build constraints evaluated for %s (GOOS/GOARCH)", g.GoPlatform()))
 		}
-		// Dependencies: the declarations the target region's uses resolve
-		// to through the language's scopes and imports (index/relate).
-		// Members resolve to the file declaring them, so a method in a
-		// sibling file is a dependency like an imported function.
-		deps := g.Resolve(t.path, p.targetUses(ctx, t, syn))
-		// A member whose type is itself a dependency is inside that
-		// type's block already: one block, not two.
-		// (Go methods are declared outside their type and keep their own
-		// block.)
-		types := map[string][]syntax.Range{}
-		for _, d := range deps {
-			if ds := p.root.Syntax(d.Path); isTypeLike(d.Kind) && ds != nil && d.Index < len(ds.Symbols) {
-				types[d.Path] = append(types[d.Path], ds.Symbols[d.Index].Range)
-			}
-		}
-		for _, d := range deps {
-			if d.Path == t.path || !dependencyKind(d.Kind) || p.insideDependency(d, types[d.Path]) {
-				continue
-			}
+		for _, d := range p.dependencies(ctx, g, t, syn) {
 			addSym(d.Path, d.Index, ReasonDependency, weightDependency)
 		}
 		// Interfaces and base types of the target symbols, and of the
@@ -125,20 +107,8 @@ func (p *pipeline) relate(ctx context.Context) {
 				addSym(b.Path, b.Index, reason, weightBaseType)
 			}
 		}
-		// Callers: the files with a use that resolves to a target symbol
-		// (every declaration of the file for a whole-file target).
-		var syms []int
-		if len(t.symIdxs) > 0 {
-			syms = t.symIdxs
-		}
-		callers := g.Users(t.path, syms)
-		for _, m := range p.interfaceMembers(g, t, syn) {
-			callers = append(callers, g.Users(m.Path, []int{m.Index})...)
-		}
-		for _, c := range callers {
-			if s := p.root.Syntax(c); c != t.path && s != nil && family(s.Language) == family(syn.Language) {
-				addFile(c, ReasonCaller, weightCaller)
-			}
+		for _, c := range p.callers(g, t, syn) {
+			addFile(c, ReasonCaller, weightCaller)
 		}
 		for _, c := range g.ConfigFiles(t.path) {
 			addFile(c, ReasonConfig, weightConfig)
@@ -158,20 +128,63 @@ func (p *pipeline) relate(ctx context.Context) {
 	p.rank()
 }
 
-// insideDependency reports whether member d lies within the range of one of
-// the type declarations of its file that are dependencies already.
-func (p *pipeline) insideDependency(d relate.SymbolRef, types []syntax.Range) bool {
-	ds := p.root.Syntax(d.Path)
-	if ds == nil || d.Index >= len(ds.Symbols) || ds.Symbols[d.Index].Container == "" || isTypeLike(d.Kind) {
-		return false
+// dependencies returns the declarations the uses of target t's regions
+// resolve to through the language's scopes and imports (index/relate),
+// outside t. Members resolve to the file declaring them, so a method in a
+// sibling file is a dependency like an imported function; a member inside
+// a type declaration that is itself a dependency is left out, since the
+// type's block holds it (Go methods, declared outside their type, stay).
+func (p *pipeline) dependencies(ctx context.Context, g *relate.Graph, t *item, syn *syntax.File) []relate.SymbolRef {
+	deps := g.Resolve(t.path, p.targetUses(ctx, t, syn))
+	decl := func(d relate.SymbolRef) *syntax.Symbol {
+		if ds := p.root.Syntax(d.Path); ds != nil && d.Index < len(ds.Symbols) {
+			return &ds.Symbols[d.Index]
+		}
+		return nil
 	}
-	r := ds.Symbols[d.Index].Range
-	for _, t := range types {
-		if t.StartByte <= r.StartByte && r.EndByte <= t.EndByte {
-			return true
+	types := map[string][]syntax.Range{}
+	for _, d := range deps {
+		if s := decl(d); s != nil && isTypeLike(d.Kind) {
+			types[d.Path] = append(types[d.Path], s.Range)
 		}
 	}
-	return false
+	inside := func(d relate.SymbolRef) bool {
+		s := decl(d)
+		if s == nil || s.Container == "" || isTypeLike(d.Kind) {
+			return false
+		}
+		return slices.ContainsFunc(types[d.Path], func(r syntax.Range) bool {
+			return r.StartByte <= s.Range.StartByte && s.Range.EndByte <= r.EndByte
+		})
+	}
+	var out []relate.SymbolRef
+	for _, d := range deps {
+		if d.Path != t.path && dependencyKind(d.Kind) && !inside(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// callers returns the files of t's language family with a use that
+// resolves to a target symbol (every declaration of the file for a
+// whole-file target), or to a base-type member a target method implements.
+func (p *pipeline) callers(g *relate.Graph, t *item, syn *syntax.File) []string {
+	var targetSyms []int // nil: the whole file
+	if len(t.symIdxs) > 0 {
+		targetSyms = t.symIdxs
+	}
+	users := g.Users(t.path, targetSyms)
+	for _, m := range p.interfaceMembers(g, t, syn) {
+		users = append(users, g.Users(m.Path, []int{m.Index})...)
+	}
+	var out []string
+	for _, c := range users {
+		if s := p.root.Syntax(c); c != t.path && s != nil && family(s.Language) == family(syn.Language) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // interfaceMembers returns, for target methods of a type with declared base

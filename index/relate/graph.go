@@ -70,6 +70,15 @@ type Graph struct {
 	env   *env
 	base  *index
 	delta *delta // nil when the graph is its base
+	memo  graphMemo
+}
+
+// graphMemo holds what queries derive from the whole graph and would
+// otherwise recompute on every query: it is computed on first use, once
+// per Graph (a Graph never changes).
+type graphMemo struct {
+	csOnce    sync.Once
+	csGlobals map[string][]syntax.Binding // C# project directory: its global usings
 }
 
 // compactAt is the number of changed paths a delta may hold; one more folds
@@ -234,15 +243,16 @@ func (d *delta) shadowed(id int32) bool {
 // that no change overrides, then nb+i for file i of the delta index. Every
 // query works on a view.
 type view struct {
-	b  *index
-	d  *index // nil without a delta
-	dl *delta
-	nb int32
-	e  *env
+	b    *index
+	d    *index // nil without a delta
+	dl   *delta
+	nb   int32
+	e    *env
+	memo *graphMemo
 }
 
 func (g *Graph) view() *view {
-	v := &view{b: g.base, nb: int32(len(g.base.files)), e: g.env}
+	v := &view{b: g.base, nb: int32(len(g.base.files)), e: g.env, memo: &g.memo}
 	if g.delta != nil {
 		v.dl = g.delta
 		v.d = g.delta.index()

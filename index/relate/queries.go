@@ -476,12 +476,3 @@ func (g *Graph) ConfigFiles(path string) []string {
 	}
 	return out
 }
-
-// Referrers returns the files whose Refs contain one of names, sorted: the
-// callers of some symbols rather than of a whole file. Nil when none.
-func (g *Graph) Referrers(names ...string) []string {
-	if g == nil || len(names) == 0 {
-		return nil
-	}
-	return g.view().referrers(names, -1)
-}

@@ -193,21 +193,6 @@ no symbols
 	}
 	checkReverse(t, g, src)
 
-	// Referrers: the files using any of the names, the definer included.
-	for _, tt := range []struct {
-		names []string
-		want  []string
-	}{
-		{[]string{"String"}, []string{"a.go", "c.go"}},
-		{[]string{"A", "B"}, []string{"a.go", "b.go"}},
-		{[]string{"Missing", "T"}, []string{"b.go", "c.go"}},
-		{[]string{"Nobody"}, nil},
-		{nil, nil},
-	} {
-		if diff := cmp.Diff(tt.want, g.Referrers(tt.names...)); diff != "" {
-			t.Errorf("Referrers(%v) (-want +got):\n%s", tt.names, diff)
-		}
-	}
 }
 
 func TestConfigFiles(t *testing.T) {

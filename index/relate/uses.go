@@ -211,7 +211,7 @@ func (g *Graph) Users(path string, syms []int) []string {
 			continue
 		}
 		for _, u := range usesOf(f) {
-			if !userCandidate(&u, names, t) {
+			if !userCandidate(&u, names) {
 				continue
 			}
 			if slices.ContainsFunc(v.resolveUse(f, &u, c), func(l symLoc) bool { return l.file == self && want[l.sym] }) {
@@ -226,7 +226,7 @@ func (g *Graph) Users(path string, syms []int) []string {
 // userCandidate reports whether use u of another file may name one of the
 // target's symbols: a use of one of the names, or one that names a whole
 // module or a default export (whose local name differs).
-func userCandidate(u *syntax.Use, names []string, t *fileFacts) bool {
+func userCandidate(u *syntax.Use, names []string) bool {
 	if _, ok := slices.BinarySearch(names, u.Name); ok {
 		return true
 	}

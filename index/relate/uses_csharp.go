@@ -33,7 +33,6 @@ type csRes struct {
 	v       *view
 	java    bool
 	scopes  map[int32]*csScope
-	globals map[string][]syntax.Binding // project directory: its global usings
 	members map[string][]symLoc
 	types   map[string][]symLoc
 }
@@ -205,9 +204,9 @@ func (r *csRes) projectDir(dir string) string {
 // globalUsings returns the global using directives of the files of f's
 // project.
 func (r *csRes) globalUsings(f *fileFacts) []syntax.Binding {
-	pd := r.projectDir(f.dir)
-	if r.globals == nil {
-		r.globals = map[string][]syntax.Binding{}
+	m := r.v.memo
+	m.csOnce.Do(func() {
+		m.csGlobals = map[string][]syntax.Binding{}
 		dirs := map[string]string{}
 		for n := range int32(r.v.size()) {
 			if !r.v.live(n) {
@@ -226,11 +225,11 @@ func (r *csRes) globalUsings(f *fileFacts) []syntax.Binding {
 					d = r.projectDir(g.dir)
 					dirs[g.dir] = d
 				}
-				r.globals[d] = append(r.globals[d], b)
+				m.csGlobals[d] = append(m.csGlobals[d], b)
 			}
 		}
-	}
-	return r.globals[pd]
+	})
+	return m.csGlobals[r.projectDir(f.dir)]
 }
 
 // typeKey identifies a type symbol: its qualified name, for Java prefixed
