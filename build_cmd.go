@@ -227,9 +227,10 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"constraints", len(f.constraints), "format", *format)
 
 	start := time.Now()
-	w := workspace.Open(dir, workspace.Options{})
+	now := clock()
+	w := workspace.Open(dir, workspace.Options{Now: now})
 	bopts := contextbuilder.Options{
-		CreatedAt: time.Now().UTC(),
+		CreatedAt: now().UTC(),
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			logger.Info("refreshing files changed on disk since indexing", "files", len(uris))
 			x.FilesChanged(ctx, uris)

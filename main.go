@@ -28,8 +28,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ctxd/ctxd/server"
 )
@@ -288,6 +290,21 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "ctxd %s (commit %s, %s, %s)\n", bi.Version, bi.Commit, bi.GoVersion, bi.Platform)
 	return exitOK
+}
+
+// clock is the wall clock of the CLI's records (a bundle's created_at, the
+// observational timestamps of ledger and audit lines). SOURCE_DATE_EPOCH
+// (seconds since 1970, the reproducible-builds convention) pins it, so that
+// a scripted run, or two binaries compared byte for byte, record the same
+// instants; a value that is not an integer is ignored.
+func clock() func() time.Time {
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
+			t := time.Unix(sec, 0).UTC()
+			return func() time.Time { return t }
+		}
+	}
+	return time.Now
 }
 
 // trackWriter remembers whether anything was written through it.

@@ -56,7 +56,7 @@ func runRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitInternal, "reading the output: %v", err)
 	}
-	rec, err := workspace.Open(dir, workspace.Options{}).RecordExecution(context.Background(), workspace.Execution{ThreadID: *thread, TurnID: *turn, Output: string(output)})
+	rec, err := workspace.Open(dir, workspace.Options{Now: clock()}).RecordExecution(context.Background(), workspace.Execution{ThreadID: *thread, TurnID: *turn, Output: string(output)})
 	var refusal *contextbuilder.Refusal
 	switch {
 	case errors.As(err, &refusal):
