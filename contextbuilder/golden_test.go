@@ -19,7 +19,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	ctxws "github.com/ctxd/ctxd/contextbuilder/workspace"
+	ctxws "github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
 )

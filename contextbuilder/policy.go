@@ -6,7 +6,7 @@ import (
 )
 
 // Policy is seed 001's effective context policy for one build, as loaded
-// from the workspace's .ctxd/config.json (package contextbuilder/policy
+// from the workspace's .ctxd/config.json (package workspace/policy
 // parses it; this package only applies it). A nil *Policy means no policy:
 // every path is allowed and nothing is capped.
 type Policy struct {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Budget answers ctxd.budget: {budget_report, counts} for the selection

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"

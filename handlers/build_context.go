@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // BuildContext answers ctxd.buildContext: the build request in

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/protocol"
 )
 
@@ -32,7 +33,7 @@ func (s *Session) UseIndex(opts index.Options) {
 		opts.Logger = s.Logger
 	}
 	opts.OnProgress = s.indexProgress
-	s.Index = index.New(opts)
+	s.Index = workspace.NewIndex(opts)
 }
 
 // startIndexing gives the index its roots. Until the client confirmed

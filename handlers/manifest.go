@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Manifest answers ctxd.manifest: the same selection as ctxd.buildContext

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 type recordExecutionArgs struct {

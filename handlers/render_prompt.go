@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
 )
 

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ctxd/ctxd/contextbuilder/ledger"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 )
 

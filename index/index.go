@@ -42,6 +42,12 @@ type Options struct {
 	Workers int
 	// Logger receives diagnostics (never file contents); nil discards.
 	Logger *slog.Logger
+	// HardLinks reports whether the root at the given real path allows
+	// regular files with several hard links (sandbox.allow_hard_links of
+	// its .ctxd/config.json, which the workspace layer reads with the
+	// builds' strict loader). It is asked once per root snapshot, on first
+	// need; nil allows none: fail closed.
+	HardLinks func(rootReal string) bool
 	// OnProgress, when set, is called from the scanning goroutine as an
 	// initial scan advances. It must not block for long.
 	OnProgress func(Progress)
@@ -211,7 +217,7 @@ func (x *Index) SetRoots(roots []Root) {
 // open documents that lie inside it.
 func (x *Index) newRootSnapshot(root Root, realDir string, state State) *RootSnapshot {
 	r := &RootSnapshot{
-		Root: root, realDir: realDir, state: state,
+		Root: root, realDir: realDir, state: state, links: newLinkPolicy(realDir, x.opts.HardLinks),
 		files: newLayered[*File](nil), skipped: newLayered[Skipped](nil),
 		open: map[string][]byte{},
 	}
@@ -332,7 +338,7 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 // scanDir walks root (or the subdirectory sub of it) and loads every
 // candidate file in parallel. The results are in path order.
 func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, checker *ignore.Checker, parse parseFunc, sc *scan) ([]*File, []Skipped, error) {
-	wr, err := walkFrom(ctx, realDir, sub, checker, x.opts.MaxFileSize)
+	wr, err := walkFrom(ctx, realDir, sub, checker, x.opts.MaxFileSize, newLinkPolicy(realDir, x.opts.HardLinks))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -671,7 +677,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 	}
 	var c candidate
 	if info.Mode()&fs.ModeSymlink != 0 {
-		cc, s, ok := resolveLink(b.r.realDir, rel, x.checker(b.r), x.opts.MaxFileSize)
+		cc, s, ok := resolveLinkWith(b.r.realDir, rel, x.checker(b.r), x.opts.MaxFileSize, b.r.links)
 		if !ok {
 			b.remove(rel)
 			b.skip(s)
@@ -683,7 +689,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 		b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
 		return
 	} else {
-		c = candidate{rel: rel, abs: abs, links: newLinkPolicy(b.r.realDir)}
+		c = candidate{rel: rel, abs: abs, links: b.r.links}
 	}
 	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].parseFunc())
 	if f != nil {
@@ -731,7 +737,7 @@ type rootEdit struct {
 
 func (r *RootSnapshot) edit() *rootEdit {
 	n := &RootSnapshot{
-		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err,
+		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err, links: r.links,
 		files: r.files, skipped: r.skipped,
 		open: make(map[string][]byte, len(r.open)),
 	}

@@ -99,8 +99,8 @@ func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
 
 // readCappedIn reads the file rel of a root with readCappedFile, opened
 // without leaving the root and checked for hard links (see openInRoot).
-func readCappedIn(rootReal, rel string, max int64) ([]byte, error) {
-	f, err := openInRoot(rootReal, rel)
+func readCappedIn(rootReal, rel string, max int64, links *linkPolicy) ([]byte, error) {
+	f, err := openInRoot(rootReal, rel, links)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/ctxd/ctxd/contextbuilder/policy"
 )
 
 // ErrOutsideRoot is wrapped by every refusal of the sandbox: the path or
@@ -565,7 +564,7 @@ func parentsReal(rootReal, rel string) bool {
 // leaving it: rel is resolved with resolveIn (refusing a link out), then
 // opened through an os.Root, which also refuses a link swapped in between.
 // The opened file is then checked for hard links ([checkHardLinks]).
-func openInRoot(rootReal, rel string) (*os.File, error) {
+func openInRoot(rootReal, rel string, links *linkPolicy) (*os.File, error) {
 	real, err := resolveIn(osFS{}, rootReal, rel)
 	if err != nil {
 		return nil, err
@@ -577,7 +576,7 @@ func openInRoot(rootReal, rel string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHardLinks(f, newLinkPolicy(rootReal)); err != nil {
+	if err := checkHardLinks(f, links); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -616,10 +615,10 @@ type linkPolicy struct {
 	allowed func() bool
 }
 
-// newLinkPolicy returns the policy of the root at rootReal, read from its
-// configuration on first use.
-func newLinkPolicy(rootReal string) *linkPolicy {
-	return &linkPolicy{allowed: sync.OnceValue(func() bool { return hardLinksAllowed(rootReal) })}
+// newLinkPolicy returns the policy of the root at rootReal: allowed (the
+// index's Options.HardLinks) is asked on first use; nil allows nothing.
+func newLinkPolicy(rootReal string, allowed func(string) bool) *linkPolicy {
+	return &linkPolicy{allowed: sync.OnceValue(func() bool { return allowed != nil && allowed(rootReal) })}
 }
 
 // allows reports whether a file with the given information may be read.
@@ -629,14 +628,6 @@ func (p *linkPolicy) allows(info fs.FileInfo) bool {
 		return true
 	}
 	return p != nil && p.allowed()
-}
-
-// hardLinksAllowed reads the root's .ctxd/config.json (the same strict
-// loader the builds use) and reports its sandbox.allow_hard_links. A
-// configuration that cannot be loaded allows nothing: fail closed.
-func hardLinksAllowed(rootReal string) bool {
-	c, err := policy.Load(rootReal)
-	return err == nil && c.File.Sandbox.AllowHardLinks
 }
 
 // checkHardLinks refuses (ErrOutsideRoot, HardLinkReason) an opened regular

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 )
 
 // hardLinkFixture is parent/root (the workspace) and parent/outside with a
@@ -61,22 +60,22 @@ func hardLinkFixture(t *testing.T, config string) (root, outside string) {
 // read by the scan, by an event's re-read or by a build's read, whatever
 // its other names are, unless the workspace config allows hard links; the
 // skip record says how to allow them and never names the outside.
+// Options.HardLinks is the root's answer (the workspace layer reads it
+// from .ctxd/config.json; workspace/policy tests that reading).
 func TestHardLinksRefused(t *testing.T) {
 	linked := []string{"hard.txt", "link.txt", "twins/a.txt", "twins/b.txt"}
 	for _, tc := range []struct {
 		name    string
-		config  string
+		policy  func(string) bool
 		allowed bool
 	}{
-		{"no config", "", false},
-		{"strict config", `{"schema_version": "1"}`, false},
-		{"explicitly strict", `{"schema_version": "1", "sandbox": {"allow_hard_links": false}}`, false},
-		{"invalid config fails closed", `{"schema_version": "1", "sandbox": {"allow_hard_links": "yes"}}`, false},
-		{"allowed", `{"schema_version": "1", "sandbox": {"allow_hard_links": true}}`, true},
+		{"no policy", nil, false},
+		{"denied", func(string) bool { return false }, false},
+		{"allowed", func(string) bool { return true }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root, outside := hardLinkFixture(t, tc.config)
-			x, r := indexDir(t, root, Options{})
+			root, outside := hardLinkFixture(t, "")
+			x, r := indexDir(t, root, Options{HardLinks: tc.policy})
 			if _, ok := r.File("ok.txt"); !ok {
 				t.Error("ok.txt (one link) is not indexed")
 			}
@@ -168,8 +167,7 @@ func TestCheckHardLinks(t *testing.T) {
 			t.Errorf("checkHardLinks(%s) = %v, refused %v, want %v", tc.path, err, got, tc.want)
 		}
 	}
-	got := []bool{hardLinksAllowed(root)}
-	if diff := cmp.Diff([]bool{false}, got); diff != "" {
-		t.Errorf("hardLinksAllowed without config (-want +got):\n%s", diff)
+	if newLinkPolicy(root, nil).allowed() {
+		t.Error("a root without a hard-link policy allows hard links")
 	}
 }

@@ -56,9 +56,8 @@ type walkResult struct {
 // and never entered. The walk reads directories only; file contents are
 // read later, in parallel. The caller has checked that sub itself is not
 // ignored.
-func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker, maxSize int64) (walkResult, error) {
+func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker, maxSize int64, links *linkPolicy) (walkResult, error) {
 	var res walkResult
-	links := newLinkPolicy(realDir)
 	var visit func(dirRel string) error
 	visit = func(dirRel string) error {
 		if err := ctx.Err(); err != nil {
@@ -141,7 +140,7 @@ func tooLarge(rel string, size, max int64) Skipped {
 	return Skipped{Path: rel, Reason: SkipTooLarge, Detail: fmt.Sprintf("%d bytes, cap %d", size, max)}
 }
 
-// resolveLink follows a symbolic link found at rel. The link is kept only
+// resolveLinkWith follows a symbolic link found at rel. The link is kept only
 // when its final target is a regular file inside the real root that the
 // rules would not have skipped under its own name: "notes.txt -> .env" must
 // not smuggle a denied file in. Links to directories are not followed; the
@@ -150,13 +149,9 @@ func tooLarge(rel string, size, max int64) Skipped {
 // is resolved by the sandbox's walk (resolveIn), which checks each target
 // before looking at it: a link out of the root is recorded without
 // anything outside being stat'ed.
-func resolveLink(realDir, rel string, checker *ignore.Checker, maxSize int64) (candidate, Skipped, bool) {
-	return resolveLinkWith(realDir, rel, checker, maxSize, newLinkPolicy(realDir))
-}
-
-// resolveLinkWith is resolveLink with the root's hard-link policy: a link
-// to a regular file with several hard links is refused as that file would
-// be.
+//
+// links is the root's hard-link policy: a link to a regular file with
+// several hard links is refused as that file would be.
 func resolveLinkWith(realDir, rel string, checker *ignore.Checker, maxSize int64, links *linkPolicy) (candidate, Skipped, bool) {
 	targetRel, err := resolveIn(osFS{}, realDir, rel)
 	if errors.Is(err, ErrOutsideRoot) {

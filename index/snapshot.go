@@ -147,6 +147,7 @@ type RootSnapshot struct {
 	realDir string
 	state   State
 	err     string // why the root failed; "" otherwise
+	links   *linkPolicy
 
 	files   *layered[*File]
 	skipped *layered[Skipped]
@@ -205,7 +206,7 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 	if t, ok := r.open[rel]; ok {
 		return t, nil
 	}
-	data, err := readCappedIn(r.realDir, rel, f.ByteSize)
+	data, err := readCappedIn(r.realDir, rel, f.ByteSize, r.links)
 	if err != nil {
 		var ce *capError
 		if errors.As(err, &ce) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	ctxws "github.com/ctxd/ctxd/contextbuilder/workspace"
+	ctxws "github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/server/lsptest"
 	"github.com/google/go-cmp/cmp"
 )

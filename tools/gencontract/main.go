@@ -31,10 +31,10 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/ledger"
-	"github.com/ctxd/ctxd/contextbuilder/policy"
-	"github.com/ctxd/ctxd/contextbuilder/prompt"
-	"github.com/ctxd/ctxd/contextbuilder/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace/policy"
+	"github.com/ctxd/ctxd/workspace/prompt"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/handlers"
 )
 

@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/index"
+)
+
+// exitRefused is the exit code of a build the context builder refused
+// (docs/protocol.md, CLI): stdout then holds {"refusal": …}.
+const exitRefused = 3
+
+// Output formats of ctxd build.
+const (
+	outJSON     = "json"
+	outMarkdown = "markdown"
+	outSummary  = "summary"
+	// outPrompt renders the bundle with a prompt template into a
+	// provider-ready prompt, as ctxd.renderPrompt does.
+	outPrompt = "prompt"
+)
+
+const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... " +
+	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
+	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
+	"[--skill NAME] [--thread-id ID --turn-id ID [--parent-turn-id ID] [--ref REF]...] " +
+	"[--format json|markdown|summary|prompt [--template ID]] [--log-level L] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// buildFlags are the parsed flags of ctxd build that make up the request.
+type buildFlags struct {
+	purpose     string
+	targets     stringList
+	symbols     stringList
+	intent      string
+	constraints stringList
+	lastError   string
+	model       string
+	maxInput    int
+	maxOutput   int
+	reserve     int
+	softPct     int
+	skill       string
+	threadID    string
+	turnID      string
+	parentTurn  string
+	refs        stringList
+}
+
+// request turns the flags into the build request the LSP command would
+// receive; set names the flags given on the command line, so that only
+// those override the model defaults of the config.
+func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
+	req := &contextbuilder.Request{Purpose: contextbuilder.Purpose(f.purpose)}
+	if f.intent != "" {
+		req.Intent = &contextbuilder.Intent{ID: "cli", Text: f.intent}
+	}
+	if len(f.targets) > 0 || len(f.symbols) > 0 {
+		req.PlanStep = &contextbuilder.PlanStep{
+			ID:            "cli",
+			Text:          f.intent,
+			TargetFiles:   append([]string(nil), f.targets...),
+			TargetSymbols: append([]string(nil), f.symbols...),
+		}
+	}
+	for i, c := range f.constraints {
+		req.Constraints = append(req.Constraints, contextbuilder.Constraint{
+			Scope: contextbuilder.ScopeUser,
+			ID:    "cli-" + strconv.Itoa(i+1),
+			Text:  c,
+		})
+	}
+	if f.lastError != "" {
+		req.LastError = &contextbuilder.LastError{Message: f.lastError}
+	}
+	var m contextbuilder.ModelRequest
+	given := false
+	str := func(name string, v string, dst **string) {
+		if set[name] {
+			*dst, given = &v, true
+		}
+	}
+	num := func(name string, v int, dst **int) {
+		if set[name] {
+			*dst, given = &v, true
+		}
+	}
+	str("model", f.model, &m.Model)
+	num("max-input-tokens", f.maxInput, &m.MaxInputTokens)
+	num("max-output-tokens", f.maxOutput, &m.MaxOutputTokens)
+	num("response-token-reserve", f.reserve, &m.ResponseTokenReserve)
+	num("soft-limit-pct", f.softPct, &m.SoftLimitThresholdPct)
+	if given {
+		req.Model = &m
+	}
+	req.Skill = f.skill
+	if f.threadID != "" || f.turnID != "" || set["ref"] || f.parentTurn != "" {
+		th := map[string]any{"thread_id": f.threadID, "turn_id": f.turnID, "declared_refs": append([]string{}, f.refs...)}
+		if f.parentTurn != "" {
+			th["parent_turn_id"] = f.parentTurn
+		}
+		req.Thread, _ = json.Marshal(th) // strings and a string list always encode
+	}
+	return req
+}
+
+// runBuild indexes one folder exactly as `ctxd index` (and the server) do,
+// then runs the same build as the ctxd.buildContext command and prints it.
+func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("build", buildSynopsis, stderr, stdout)
+	root := fs.String("root", "", "workspace folder to build from (required)")
+	var f buildFlags
+	fs.StringVar(&f.purpose, "purpose", "", "what the bundle is for: intent, plan or diff (required)")
+	fs.Var(&f.targets, "target", "target file, relative to --root, optionally with a line range PATH:L1-L2 (repeatable)")
+	fs.Var(&f.symbols, "symbol", "target symbol name (repeatable)")
+	fs.StringVar(&f.intent, "intent", "", "the user's request in words")
+	fs.Var(&f.constraints, "constraint", "a user constraint (repeatable)")
+	fs.StringVar(&f.lastError, "last-error", "", "error message of a previous attempt, for retries")
+	fs.StringVar(&f.model, "model", "", "model name (default from the config)")
+	fs.IntVar(&f.maxInput, "max-input-tokens", 0, "model's maximum input tokens (default from the config)")
+	fs.IntVar(&f.maxOutput, "max-output-tokens", 0, "model's maximum output tokens (default from the config)")
+	fs.IntVar(&f.reserve, "response-token-reserve", 0, "tokens reserved for the response (default from the config)")
+	fs.IntVar(&f.softPct, "soft-limit-pct", 0, "soft limit as a percentage of the hard limit, 1 to 100 (default from the config)")
+	fs.StringVar(&f.skill, "skill", "", "policy override (a skill of .ctxd/config.json) the build runs under")
+	fs.StringVar(&f.threadID, "thread-id", "", "thread the build belongs to: records INTENT and DECISION events in .ctxd/ledger (seed 000)")
+	fs.StringVar(&f.turnID, "turn-id", "", "turn of the thread (required with --thread-id)")
+	fs.StringVar(&f.parentTurn, "parent-turn-id", "", "turn this one follows, e.g. the failed attempt of a retry")
+	fs.Var(&f.refs, "ref", "declared ref of the thread: intent:<turn>, execution:<turn> or a correlation id (repeatable)")
+	format := fs.String("format", outSummary, "output: json, markdown, summary, or prompt (a ctxd.prompt.v1 from a template, as JSON)")
+	template := fs.String("template", "", "with --format prompt: the template id (default: the purpose's default template)")
+	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
+	idxFlags := indexFlags(fs)
+	rules := secretRulesFlag(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+
+	fail := func(code int, msg string, args ...any) int {
+		fmt.Fprintf(stderr, "ctxd build: "+msg+"\n", args...)
+		return code
+	}
+	switch *format {
+	case outJSON, outMarkdown, outSummary, outPrompt:
+	default:
+		return fail(exitUsage, "invalid --format %q: want json, markdown, summary or prompt", *format)
+	}
+	if *root == "" {
+		return fail(exitUsage, "--root is required")
+	}
+	if f.purpose == "" {
+		return fail(exitUsage, "--purpose is required (intent, plan or diff)")
+	}
+	dir, err := rootDir(*root)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	req := f.request(set)
+	// Validate before indexing: a request the builder would reject is a
+	// usage error, and there is no point in scanning the workspace first.
+	if err := req.Validate(); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	logger, closeLog, err := newLogger(*level, "", stderr)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer closeLog()
+	scanner, _, err := loadSecretRules(*rules)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	opts := idxFlags.options()
+	opts.Logger = logger
+	x := workspace.NewIndex(opts)
+	defer func() {
+		if err := x.Close(); err != nil {
+			logger.Warn("saving the index cache failed", "err", err)
+		}
+	}()
+	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: filepath.Base(dir), Dir: dir}})
+	snap, err := x.Wait(ctx)
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	for _, r := range x.Status(false).Roots {
+		if r.State == index.StateFailed {
+			return fail(exitInternal, "indexing %s failed: %s", *root, r.Error)
+		}
+	}
+	logger.Info("index ready", "root", dir, "snapshot", snap.Version(), "fingerprint", snap.Fingerprint())
+	logger.Info("building context", "purpose", req.Purpose, "targets", len(f.targets), "symbols", len(f.symbols),
+		"constraints", len(f.constraints), "format", *format)
+
+	start := time.Now()
+	now := clock()
+	w := workspace.Open(dir, workspace.Options{Now: now})
+	bopts := contextbuilder.Options{
+		CreatedAt: now().UTC(),
+		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
+			logger.Info("refreshing files changed on disk since indexing", "files", len(uris))
+			x.FilesChanged(ctx, uris)
+			return x.Snapshot()
+		},
+		Tokens:   tokens.NewCache(0),
+		Scans:    contextbuilder.NewScanCache(0),
+		Redactor: scanner,
+	}
+	var (
+		res    *contextbuilder.Result
+		prompt *workspace.PromptResult
+	)
+	if *format == outPrompt {
+		prompt, err = w.RenderPrompt(ctx, snap, req, *template, bopts)
+	} else {
+		res, err = w.Build(ctx, snap, req, bopts)
+	}
+	var refusal *contextbuilder.Refusal
+	switch {
+	case errors.As(err, &refusal):
+		logger.Info("build refused", "code", refusal.Code, "elapsed", time.Since(start))
+		return printRefusal("build", refusal, stdout, stderr)
+	case errors.Is(err, contextbuilder.ErrInvalidRequest):
+		return fail(exitUsage, "%v", err)
+	case err != nil:
+		return fail(exitInternal, "%v", err)
+	case prompt != nil:
+		logger.Info("prompt rendered", "template_id", prompt.Prompt.TemplateID, "prompt_artifact", prompt.PromptArtifact, "total_tokens", prompt.Prompt.TokenCounts.Total, "elapsed", time.Since(start))
+		if err := writeJSON(stdout, prompt); err != nil {
+			return fail(exitInternal, "writing the output: %v", err)
+		}
+		return exitOK
+	case res == nil || res.Bundle == nil || res.Manifest == nil || res.RedactionReport == nil || res.BudgetReport == nil:
+		return fail(exitInternal, "the context builder returned an incomplete result")
+	}
+	logBuilt(logger, res, time.Since(start))
+
+	switch *format {
+	case outJSON:
+		err = writeJSON(stdout, res)
+	case outMarkdown:
+		err = formatMarkdown(stdout, res)
+	default:
+		err = formatSummary(stdout, res)
+	}
+	if err != nil {
+		return fail(exitInternal, "writing the output: %v", err)
+	}
+	return exitOK
+}
+
+// logBuilt logs what a build chose: ids, hashes, counts and the decision,
+// never a block's content.
+func logBuilt(logger *slog.Logger, r *contextbuilder.Result, elapsed time.Duration) {
+	logger.Info("context built",
+		"bundle_id", r.Bundle.BundleID,
+		"bundle_fingerprint", r.Manifest.Fingerprints.BundleFingerprint,
+		"project_index_fingerprint", r.Manifest.Fingerprints.ProjectIndexFingerprint,
+		"blocks", len(r.Bundle.Blocks),
+		"included_files", len(r.Manifest.Selection.IncludedFiles),
+		"excluded", len(r.Manifest.Selection.ExcludedCandidates),
+		"redactions", len(r.RedactionReport.Redactions),
+		"estimated_input_tokens", r.BudgetReport.EstimatedInputTokens,
+		"decision", r.BudgetReport.Decision,
+		"elapsed", elapsed)
+	for _, e := range r.Manifest.Selection.ExcludedCandidates {
+		logger.Debug("excluded candidate", "path", e.Path, "reason", e.Reason)
+	}
+	for _, f := range r.Manifest.Selection.IncludedFiles {
+		logger.Debug("included file", "path", f.Path, "hash", f.Hash, "byte_size", f.ByteSize, "reason", f.Reason)
+	}
+}
+
+func (t *trackWriter) Write(p []byte) (int, error) {
+	t.wrote = true
+	return t.w.Write(p)
+}
+
+// writeJSON writes v as JSON indented with two spaces and a trailing
+// newline. HTML characters are left as they are: the output is read by
+// people and programs, never embedded in a page.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printRefusal prints a refusal as the CLI's commands do: {"refusal": …}
+// on stdout for programs, the code, message and advice on stderr for
+// people. It returns the exit code (3, or 1 when stdout fails).
+func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stderr io.Writer) int {
+	if err := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); err != nil {
+		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
+		return exitInternal
+	}
+	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, oneLine(refusal.Message))
+	if refusal.Advice != "" {
+		fmt.Fprintf(stderr, "  advice: %s\n", oneLine(refusal.Advice))
+	}
+	return exitRefused
+}

@@ -1,0 +1,433 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/cbtest"
+	"github.com/ctxd/ctxd/index/indextest"
+)
+
+// buildWorkspace is a small Go module with a dependency between two
+// files, a file whose content holds a run of backticks, and a .env that
+// must never reach an output.
+const buildWorkspace = `
+-- go.mod --
+module example.com/shop
+
+go 1.22
+-- cart/cart.go --
+// Package cart holds a shopping cart.
+//
+// Example: ` + "```go c.Add(\"x\") ```" + `
+package cart
+
+// Cart is a list of SKUs.
+type Cart struct {
+	Items []string
+}
+
+// Add appends a SKU.
+func (c *Cart) Add(sku string) {
+	c.Items = append(c.Items, sku)
+}
+
+// Len is the number of items.
+func (c *Cart) Len() int { return len(c.Items) }
+-- main.go --
+package cli
+
+import "example.com/shop/cart"
+
+func main() {
+	var c cart.Cart
+	c.Add("A-1")
+	println(c.Len())
+}
+-- .env --
+API_KEY=sk-cli0test0secret0value0123456789abcdef
+`
+
+// secretMarker is part of the .env value; no output may contain it.
+const secretMarker = "sk-cli0test0secret"
+
+// contentMarker is block content of cart.go; logs may never contain it.
+const contentMarker = "c.Items = append(c.Items, sku)"
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	if strings.Contains(out.String(), secretMarker) || strings.Contains(errb.String(), secretMarker) {
+		t.Errorf("ctxd %s: the content of .env reached an output", strings.Join(args, " "))
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestBuildUsage(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off"}
+	tests := []cliCase{
+		{name: "help", args: []string{"build", "--help"}, wantStdout: "-purpose"},
+		{name: "help lists index flags", args: []string{"help", "build"}, wantStdout: "-cache-dir"},
+		{name: "unknown flag", args: append(base, "--purpose", "plan", "--nope"), wantCode: 2, wantStderr: "-nope"},
+		{name: "stray argument", args: append(base, "--purpose", "plan", "extra"), wantCode: 2, wantStderr: `unexpected argument "extra"`},
+		{name: "missing root", args: []string{"build", "--purpose", "plan", "--cache-dir", "off"}, wantCode: 2, wantStderr: "--root is required"},
+		{name: "root does not exist", args: []string{"build", "--root", "testdata/nope", "--purpose", "plan"}, wantCode: 2, wantStderr: "no such file"},
+		{name: "root is a file", args: []string{"build", "--root", "cli.go", "--purpose", "plan"}, wantCode: 2, wantStderr: "not a directory"},
+		{name: "missing purpose", args: base, wantCode: 2, wantStderr: "--purpose is required"},
+		{name: "bad purpose", args: append(base, "--purpose", "poem"), wantCode: 2, wantStderr: `"poem" is not one of intent, plan, diff`},
+		{name: "bad format", args: append(base, "--purpose", "plan", "--format", "yaml"), wantCode: 2, wantStderr: `invalid --format "yaml"`},
+		{name: "max input tokens not a number", args: append(base, "--purpose", "plan", "--max-input-tokens", "lots"), wantCode: 2, wantStderr: "-max-input-tokens"},
+		{name: "bad log level", args: append(base, "--purpose", "plan", "--log-level", "loud"), wantCode: 2, wantStderr: "--log-level"},
+		{name: "diff without a target", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "needs a target"},
+		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "constraints[0].text"},
+		{name: "malformed line range", args: append(base, "--purpose", "diff", "--target", "main.go:5-2"), wantCode: 2, wantStderr: "invalid build request"},
+		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "response_token_reserve"},
+		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "soft_limit_threshold_pct"},
+	}
+	runCLICases(t, tests)
+}
+
+// decodeResult decodes --format json output strictly and validates it
+// against the schema of ctxd.buildContext's result.
+func decodeResult(t *testing.T, stdout string) *contextbuilder.Result {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var res contextbuilder.Result
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("decoding the output: %v\n%s", err, stdout)
+	}
+	if res.Bundle == nil || res.Manifest == nil || res.RedactionReport == nil || res.BudgetReport == nil {
+		t.Fatalf("incomplete result:\n%s", stdout)
+	}
+	// The exact bytes printed, not a re-encoding of what decoded.
+	cbtest.Validate(t, "build_result.schema.json", []byte(stdout))
+	return &res
+}
+
+func TestBuildJSON(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--format", "json",
+		"--purpose", "diff", "--target", "main.go", "--symbol", "Add", "--intent", "count items twice",
+		"--constraint", "MUST_NOT add dependencies", "--constraint", "keep the API", "--last-error", "main.go:7: undefined: x",
+		"--model", "gpt-4o-mini", "--max-input-tokens", "64000", "--log-level", "debug")
+	if code != exitOK {
+		t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "{\n  \"bundle\": {") || !strings.HasSuffix(stdout, "}\n") {
+		t.Errorf("output is not an indented object with a trailing newline:\n%.200s", stdout)
+	}
+	res := decodeResult(t, stdout)
+	b := res.Bundle
+	if b.Purpose != contextbuilder.PurposeDiff {
+		t.Errorf("purpose = %q", b.Purpose)
+	}
+	if b.Model.Model != "gpt-4o-mini" || b.Model.MaxInputTokens != 64000 {
+		t.Errorf("model = %+v, want the flags over the defaults", b.Model)
+	}
+	def := contextbuilder.DefaultConfig().Model
+	if b.Model.Provider != def.Provider || b.Model.MaxOutputTokens != def.MaxOutputTokens || b.Model.ResponseTokenReserve != def.ResponseTokenReserve || b.Model.SoftLimitThresholdPct != def.SoftLimitThresholdPct {
+		t.Errorf("model = %+v, want the defaults for the flags not given", b.Model)
+	}
+	if res.BudgetReport.MaxInputTokens != 64000 {
+		t.Errorf("budget_report.max_input_tokens = %d, want 64000", res.BudgetReport.MaxInputTokens)
+	}
+	var sawMain, sawConstraint bool
+	for _, blk := range b.Blocks {
+		if blk.Meta.Path != nil && *blk.Meta.Path == "main.go" {
+			sawMain = true
+		}
+		if blk.BlockType == contextbuilder.BlockConstraints && strings.Contains(blk.Content, "MUST_NOT add dependencies") && strings.Contains(blk.Content, "keep the API") {
+			sawConstraint = true
+		}
+	}
+	if !sawMain || !sawConstraint {
+		t.Errorf("blocks lack the target file (%v) or the constraints (%v):\n%s", sawMain, sawConstraint, stdout)
+	}
+	if got := res.Manifest.Selection.TargetFiles; !slices.Contains(got, "main.go") {
+		t.Errorf("target_files = %q, want main.go among them", got)
+	}
+	if res.Manifest.Fingerprints.BundleFingerprint == "" || res.Manifest.BundleID != b.BundleID {
+		t.Errorf("manifest = %+v", res.Manifest)
+	}
+	if strings.Contains(stderr, contentMarker) {
+		t.Errorf("the logs contain file content:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "context built") {
+		t.Errorf("no build log at --log-level debug:\n%s", stderr)
+	}
+}
+
+// TestBuildExample builds on the example workspace with .env as a second
+// target: .env is excluded by its deny rule and the other target is
+// built.
+func TestBuildExample(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "build", "--root", exampleCopy(t), "--cache-dir", "off", "--format", "json",
+		"--purpose", "diff", "--target", "internal/store/store.go", "--target", ".env", "--symbol", "Store.List",
+		"--intent", "return the items sorted by name")
+	if code != exitOK {
+		t.Fatalf("exit code = %d, want 0; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, "postgres") {
+		t.Fatal("the content of .env reached the bundle")
+	}
+	res := decodeResult(t, stdout)
+	found := false
+	for _, e := range res.Manifest.Selection.ExcludedCandidates {
+		if e.Path == ".env" && e.Reason == contextbuilder.ExcludeDenyRule {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("excluded_candidates = %+v, want .env as deny_rule", res.Manifest.Selection.ExcludedCandidates)
+	}
+	for _, f := range res.Manifest.Selection.IncludedFiles {
+		if f.Path == ".env" {
+			t.Errorf(".env is an included file")
+		}
+	}
+}
+
+func TestBuildRefusal(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off"}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode contextbuilder.RefusalCode // "" means any REFUSE_ code
+	}{
+		{name: "only target denied", args: []string{"--purpose", "diff", "--target", ".env"}},
+		{name: "only target denied, summary", args: []string{"--purpose", "diff", "--target", ".env", "--format", "summary"}},
+		{name: "too large", args: []string{"--purpose", "diff", "--target", "cart/cart.go", "--max-input-tokens", "60", "--response-token-reserve", "10", "--format", "json"},
+			wantCode: contextbuilder.RefuseContextTooLarge},
+		{name: "too large, markdown", args: []string{"--purpose", "diff", "--target", "cart/cart.go", "--max-input-tokens", "60", "--response-token-reserve", "10", "--format", "markdown"},
+			wantCode: contextbuilder.RefuseContextTooLarge},
+		{name: "target not found", args: []string{"--purpose", "diff", "--target", "nope.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(base, tt.args...)...)
+			if code != exitRefused {
+				t.Fatalf("exit code = %d, want %d; stdout:\n%s\nstderr:\n%s", code, exitRefused, stdout, stderr)
+			}
+			dec := json.NewDecoder(strings.NewReader(stdout))
+			dec.DisallowUnknownFields()
+			var out struct {
+				Refusal *contextbuilder.Refusal `json:"refusal"`
+			}
+			if err := dec.Decode(&out); err != nil || out.Refusal == nil {
+				t.Fatalf("stdout is not {\"refusal\": …}: %v\n%s", err, stdout)
+			}
+			cbtest.Validate(t, "cli_refusal.schema.json", []byte(stdout))
+			r := out.Refusal
+			if !strings.HasPrefix(string(r.Code), "REFUSE_") || (tt.wantCode != "" && r.Code != tt.wantCode) {
+				t.Errorf("code = %q, want %q", r.Code, tt.wantCode)
+			}
+			if r.Message == "" || r.Advice == "" {
+				t.Errorf("refusal without message or advice: %+v", r)
+			}
+			if tt.wantCode == contextbuilder.RefuseContextTooLarge && (r.BudgetReport == nil || r.BudgetReport.Decision != contextbuilder.DecisionRefuse) {
+				t.Errorf("budget_report = %+v, want decision refuse_hard_limit", r.BudgetReport)
+			}
+			if !strings.Contains(stderr, "refused: "+string(r.Code)) {
+				t.Errorf("stderr %q does not name the refusal", stderr)
+			}
+		})
+	}
+}
+
+var createdAt = regexp.MustCompile(`"created_at": "[^"]*"`)
+
+// TestBuildDeterministic: two builds of the same inputs print the same
+// bytes, created_at aside, in every format.
+func TestBuildDeterministic(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	for _, format := range []string{"json", "markdown", "summary"} {
+		t.Run(format, func(t *testing.T) {
+			var outs [2]string
+			for i := range outs {
+				code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--format", format,
+					"--purpose", "diff", "--target", "cart/cart.go", "--intent", "add Remove", "--constraint", "no new files")
+				if code != exitOK {
+					t.Fatalf("exit code = %d; stderr:\n%s", code, stderr)
+				}
+				outs[i] = createdAt.ReplaceAllString(stdout, `"created_at": ""`)
+				outs[i] = regexp.MustCompile(`, created [^\n]*`).ReplaceAllString(outs[i], "")
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("two builds differ:\n--- first\n%s\n--- second\n%s", outs[0], outs[1])
+			}
+		})
+	}
+}
+
+func TestBuildFormats(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	args := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff",
+		"--target", "cart/cart.go", "--target", ".env", "--intent", "add Remove"}
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"markdown", []string{"# ctxd context bundle (diff)", "- decision: ", "- tokens: ", "## Excluded", "`.env`: deny_rule",
+			"## Redactions", "## Fingerprints", "path `cart/cart.go`", "````go\n// Package cart", "\n````\n"}},
+		{"summary", []string{"decision:  ", "tokens:    ", "estimator: ", "blocks (", "cart/cart.go", " bytes",
+			"excluded (", ".env", "deny_rule", "redactions (", "fingerprints:", "bundle id:"}},
+		// The default format is summary.
+		{"", []string{"decision:  ", "blocks ("}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			a := args
+			if tt.format != "" {
+				a = append(append([]string(nil), args...), "--format", tt.format)
+			}
+			code, stdout, stderr := runCLI(t, a...)
+			if code != exitOK {
+				t.Fatalf("exit code = %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+// sampleResult is a hand-made result for the renderers' own tests.
+func sampleResult() *contextbuilder.Result {
+	str := func(s string) *string { return &s }
+	id := "01234567-89ab-8cde-8f01-23456789abcd"
+	return &contextbuilder.Result{
+		Bundle: &contextbuilder.Bundle{
+			BundleID: id, BundleVersion: 1, CreatedAt: "2025-01-02T03:04:05Z", Purpose: contextbuilder.PurposeDiff,
+			CorrelationID: "corr-1",
+			Model:         contextbuilder.DefaultConfig().Model,
+			Blocks: []contextbuilder.Block{
+				{BlockID: "b1", BlockType: contextbuilder.BlockSystem, Priority: contextbuilder.P0, Title: "System rules",
+					Content: "You write diffs.", Meta: contextbuilder.BlockMeta{Encoding: "utf-8", Source: contextbuilder.SourceSystem}},
+				{BlockID: "b2", BlockType: contextbuilder.BlockFile, Priority: contextbuilder.P0, Title: "a`b.go",
+					Content: "package a\n// ```` four\n",
+					Meta:    contextbuilder.BlockMeta{Path: str("a`b.go"), Hash: str("abc"), Encoding: "utf-8", ByteSize: 99, Source: contextbuilder.SourceFilesystem}},
+				{BlockID: "b3", BlockType: contextbuilder.BlockSymbol, Priority: contextbuilder.P1, Title: "dep\x1b[31m.go\nSig",
+					Content: "func Sig()",
+					Meta:    contextbuilder.BlockMeta{Path: str("dep.go"), Symbol: str("Sig"), Encoding: "utf-8", Source: contextbuilder.SourceIndex}},
+			},
+		},
+		Manifest: &contextbuilder.Manifest{
+			BundleID: id, CorrelationID: "corr-1", Purpose: contextbuilder.PurposeDiff,
+			Selection: contextbuilder.Selection{
+				TargetFiles: []string{"a`b.go"}, TargetSymbols: []string{},
+				IncludedFiles: []contextbuilder.IncludedFile{
+					{Path: "a`b.go", Hash: "abc", Encoding: "utf-8", ByteSize: 99, Reason: contextbuilder.ReasonTarget},
+					{Path: "dep.go", Hash: "def", Encoding: "utf-8", ByteSize: 10, Reason: contextbuilder.ReasonDependency},
+				},
+				ExcludedCandidates: []contextbuilder.Excluded{{Path: ".env", Reason: contextbuilder.ExcludeDenyRule}},
+			},
+			Fingerprints: contextbuilder.Fingerprints{ProjectIndexFingerprint: "fp-index", ConfigFingerprint: "fp-config", BundleFingerprint: "fp-bundle"},
+		},
+		RedactionReport: &contextbuilder.RedactionReport{BundleID: id, Redactions: []contextbuilder.Redaction{
+			{Type: contextbuilder.RedactPathExcluded, Target: ".env", Reason: contextbuilder.RedactReasonDenyRule, Details: "never-send path **/*.env"},
+			{Type: contextbuilder.RedactContentSliced, Target: "dep.go", Reason: contextbuilder.RedactReasonBudget, Details: "SIGNATURES_ONLY"},
+		}},
+		BudgetReport: &contextbuilder.BudgetReport{BundleID: id, EstimatedInputTokens: 1234, MaxInputTokens: 128000,
+			SoftLimitTokens: 99200, HardLimitTokens: 124000, ReserveOutputTokens: 4000, Decision: contextbuilder.DecisionOK,
+			Notes: []string{"estimator: test-bpe v1", "sliced dep.go to fit"}},
+	}
+}
+
+func TestFormatMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := formatMarkdown(&buf, sampleResult()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, w := range []string{
+		"# ctxd context bundle (diff)\n",
+		"- model: openai/gpt-4o (max input 128000",
+		"- decision: ok\n",
+		"- tokens: 1234 estimated, soft limit 99200, hard limit 124000\n",
+		"- target files: ``a`b.go``\n",
+		"- sliced dep.go to fit\n",
+		"## System rules\n\n`system` · P0 · 16 bytes\n\n```\nYou write diffs.\n```\n",
+		// A fence longer than the content's longest backtick run.
+		"## a`b.go\n\n`file` · P0 · path ``a`b.go`` · 23 bytes\n\n`````go\npackage a\n// ```` four\n`````\n",
+		// Control characters never reach the terminal.
+		"## dep [31m.go Sig\n",
+		"symbol `Sig`",
+		"## Excluded\n\n- `.env`: deny_rule — never-send path **/*.env\n",
+		"## Redactions\n\n- path_excluded `.env`: deny_rule — never-send path **/*.env\n- content_sliced `dep.go`: budget — SIGNATURES_ONLY\n",
+		"## Fingerprints\n\n- project index: `fp-index`\n- config: `fp-config`\n- bundle: `fp-bundle`\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Error("markdown contains an escape character")
+	}
+}
+
+func TestFormatSummary(t *testing.T) {
+	var buf bytes.Buffer
+	if err := formatSummary(&buf, sampleResult()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, w := range []string{
+		"ctxd build: diff bundle for openai/gpt-4o, 3 blocks\n",
+		"decision:  ok\n",
+		"tokens:    1234 estimated; soft limit 99200, hard limit 124000 (max input 128000 - reserve 4000)\n",
+		"estimator: test-bpe v1\n",
+		"note:      sliced dep.go to fit\n",
+		"blocks (3):\n  P0  system  System rules  16 bytes\n",
+		"  P0  file    a`b.go        23 bytes  (target)\n",
+		"  P1  symbol  dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
+		"excluded (1):\n  .env  deny_rule\n",
+		"redactions (2):\n  path_excluded   .env    deny_rule  never-send path **/*.env\n  content_sliced  dep.go  budget     SIGNATURES_ONLY\n",
+		"fingerprints:\n  project index  fp-index\n  config         fp-config\n  bundle         fp-bundle\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+	var again bytes.Buffer
+	if err := formatSummary(&again, sampleResult()); err != nil || again.String() != out {
+		t.Errorf("summary is not deterministic (err %v)", err)
+	}
+}
+
+func TestLongestRun(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "a": 0, "`": 1, "a``b```c`": 3, "````": 4} {
+		if got := longestRun(s, '`'); got != want {
+			t.Errorf("longestRun(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// exampleCopy copies testdata/example (with its committed .ctxd/config.json,
+// without state a build recorded there) into a temporary directory: a
+// build records under .ctxd/, and tests never write into testdata.
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "example")
+	if err := os.CopyFS(dst, os.DirFS("../../testdata/example")); err != nil {
+		t.Fatal(err)
+	}
+	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
+		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}

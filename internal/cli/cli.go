@@ -1,0 +1,325 @@
+// Package cli is ctxd's command line: the subcommands serve (LSP over
+// stdio), build, index, record, verify and version, their flags, usage
+// text and exit codes. Each subcommand decodes its flags, calls the
+// workspace layer (or starts the server) and encodes the result; the
+// business logic lives below it.
+//
+// The entry point is [Run]; [Version] and [Commit] are what the binary was
+// stamped with.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxd/ctxd/server"
+)
+
+// Version and Commit are what the binary was stamped with: the Makefile
+// sets them in package main with -ldflags "-X main.version=… -X
+// main.commit=…", and main copies them here. Empty, ctxd falls back to the
+// build's VCS stamp (absent under -buildvcs=false) and then to "devel" /
+// "unknown".
+var (
+	Version = ""
+	Commit  = ""
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+)
+
+// Run runs the ctxd command line with args (without the program name) and
+// returns the process's exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr)
+}
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
+		{"build", "build a context bundle for a workspace folder, as ctxd.buildContext does", runBuild},
+		{"index", "index a workspace folder and print its status", runIndex},
+		{"record", "record a model's output as the EXECUTION event of a thread's turn, as ctxd.recordExecution does", runRecord},
+		{"verify", "replay a workspace's ledger, audit trail and artifacts and report every digest that does not verify", runVerify},
+		{"version", "print ctxd's version, commit and Go version", runVersion},
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		switch {
+		case len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-v"):
+			return runVersion(args[1:], stdin, stdout, stderr)
+		case len(args) > 0 && (args[0] == "--help" || args[0] == "-help" || args[0] == "-h"):
+			usage(stdout)
+			return exitOK
+		}
+		return runServe(args, stdin, stdout, stderr)
+	}
+	name := args[0]
+	if name == "help" {
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ctxd: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "ctxd: an LSP sidecar that decides what an AI model may see.")
+	fmt.Fprintln(w, "\nUsage: ctxd <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "  help      print help for a command (ctxd help serve)")
+	fmt.Fprintln(w, "\nWith no command, ctxd serves LSP over stdio. 'ctxd <command> --help' lists its flags.")
+}
+
+// newFlagSet returns a flag set whose usage names the subcommand and whose
+// errors go to stderr.
+//
+// stdout is an output channel (often piped into a JSON reader): --help
+// prints the usage there, but a flag error prints its message and a hint
+// on stderr and nothing on stdout.
+func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ctxd "+name, flag.ContinueOnError)
+	errOut := &trackWriter{w: stderr}
+	fs.SetOutput(errOut)
+	fs.Usage = func() {
+		if errOut.wrote {
+			fmt.Fprintf(stderr, "Run 'ctxd %s --help' for the flags.\n", name)
+			return
+		}
+		fmt.Fprintf(stdout, "Usage: ctxd %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(errOut)
+	}
+	return fs
+}
+
+// parseFlags parses args and maps -h and errors to an exit code; ok is false
+// when the caller must return code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]", stderr, stdout)
+	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editor clients that pass it)")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
+	idx := indexFlags(fs)
+	rules := secretRulesFlag(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	logger, closeLog, err := newLogger(*level, *logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxd serve: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+	// A rules file that cannot be loaded does not stop the server (the
+	// index and symbols still work), but every build fails closed with
+	// the reason: ctxd cannot scan with the rules the user asked for.
+	scanner, rulesPath, rulesErr := loadSecretRules(*rules)
+	if rulesErr != nil {
+		logger.Error("secret rules not loaded; context builds will be refused", "file", rulesPath, "err", rulesErr)
+	} else if rulesPath != "" {
+		logger.Info("secret rules loaded", "file", rulesPath, "version", scanner.Version())
+	}
+
+	// Anything that writes to os.Stdout by mistake would corrupt the protocol
+	// stream; from here on only the server writes to the real stdout.
+	if stdout == os.Stdout {
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = stdout.(*os.File) }()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("ctxd serving LSP on stdio", "version", versionString(), "pid", os.Getpid())
+	opts := server.Options{Logger: logger, Version: versionString(), Index: idx.options(), SecretsErr: rulesErr}
+	if scanner != nil {
+		opts.Secrets = scanner
+	}
+	srv := server.New(opts)
+	return srv.Run(ctx, stdioConn{stdin, stdout})
+}
+
+// stdioConn joins stdin and stdout into the connection the server reads and
+// writes.
+type stdioConn struct {
+	io.Reader
+	io.Writer
+}
+
+// Close closes both ends when they are closable, so that a blocked read of
+// stdin ends at exit.
+func (c stdioConn) Close() error {
+	var errs []error
+	for _, v := range []any{c.Reader, c.Writer} {
+		if cl, ok := v.(io.Closer); ok {
+			errs = append(errs, cl.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newLogger builds the slog logger for --log-level and --log-file; logs
+// never go to stdout.
+func newLogger(level, file string, stderr io.Writer) (*slog.Logger, func(), error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", level)
+	}
+	out, closeFn := stderr, func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening --log-file: %w", err)
+		}
+		out, closeFn = f, func() { _ = f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})), closeFn, nil
+}
+
+// buildInfo is what `ctxd version` reports.
+type buildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	GoVersion string `json:"go_version"`
+	Platform  string `json:"platform"`
+}
+
+func readBuildInfo() buildInfo {
+	bi := buildInfo{Version: versionString(), Commit: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if Commit != "" {
+		bi.Commit = Commit
+		return bi
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				bi.Commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && bi.Commit != "unknown" {
+			bi.Commit += "-dirty"
+		}
+	}
+	return bi
+}
+
+func versionString() string {
+	if Version != "" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "version [--json]", stderr, stdout)
+	asJSON := fs.Bool("json", false, "print a JSON object {version, commit, go_version, platform}")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	bi := readBuildInfo()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(bi); err != nil {
+			fmt.Fprintf(stderr, "ctxd version: %v\n", err)
+			return exitInternal
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "ctxd %s (commit %s, %s, %s)\n", bi.Version, bi.Commit, bi.GoVersion, bi.Platform)
+	return exitOK
+}
+
+// clock is the wall clock of the CLI's records (a bundle's created_at, the
+// observational timestamps of ledger and audit lines). SOURCE_DATE_EPOCH
+// (seconds since 1970, the reproducible-builds convention) pins it, so that
+// a scripted run, or two binaries compared byte for byte, record the same
+// instants; a value that is not an integer is ignored.
+func clock() func() time.Time {
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
+			t := time.Unix(sec, 0).UTC()
+			return func() time.Time { return t }
+		}
+	}
+	return time.Now
+}
+
+// trackWriter remembers whether anything was written through it.
+type trackWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+// rootDir resolves a --root flag to an absolute directory; the error
+// names the flag and says what is wrong.
+func rootDir(root string) (string, error) {
+	dir, err := filepath.Abs(root)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(dir); err == nil && !info.IsDir() {
+			err = errors.New("not a directory")
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("--root %s: %w", root, err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
+)
+
+// indexOpts are the index flags shared by serve and index.
+type indexOpts struct {
+	cacheDir    *string
+	maxFileSize *int64
+}
+
+func indexFlags(fs *flag.FlagSet) indexOpts {
+	def := os.Getenv("CTXD_CACHE_DIR")
+	return indexOpts{
+		cacheDir:    fs.String("cache-dir", def, "index cache directory; empty means the user cache directory, \"off\" disables the cache (default $CTXD_CACHE_DIR)"),
+		maxFileSize: fs.Int64("max-file-size", index.DefaultMaxFileSize, "files larger than this many bytes are skipped as too_large"),
+	}
+}
+
+func (o indexOpts) options() index.Options {
+	return index.Options{CacheDir: *o.cacheDir, MaxFileSize: *o.maxFileSize}
+}
+
+// runIndex indexes one folder the way the server does and prints the
+// status ctxd.indexStatus reports.
+func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("index", "index --root DIR [--json] [--skipped] [--cache-dir DIR|off] [--max-file-size BYTES] [--log-level L]", stderr, stdout)
+	root := fs.String("root", "", "workspace folder to index (required)")
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	withSkipped := fs.Bool("skipped", false, "list every skipped path with its reason")
+	level := fs.String("log-level", "warn", "log level: debug, info, warn or error")
+	idx := indexFlags(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *root == "" {
+		fmt.Fprintln(stderr, "ctxd index: --root is required")
+		return exitUsage
+	}
+	dir, err := rootDir(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
+		return exitUsage
+	}
+	logger, closeLog, err := newLogger(*level, "", stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	opts := idx.options()
+	opts.Logger = logger
+	x := workspace.NewIndex(opts)
+	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: filepath.Base(dir), Dir: dir}})
+	if _, err := x.Wait(ctx); err != nil {
+		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
+		return exitInternal
+	}
+	st := x.Status(*withSkipped)
+	if err := x.Close(); err != nil {
+		logger.Warn("saving the index cache failed", "err", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st); err != nil {
+			return exitInternal
+		}
+	} else {
+		printStatus(stdout, st)
+	}
+	for _, r := range st.Roots {
+		if r.State == index.StateFailed {
+			return exitInternal
+		}
+	}
+	return exitOK
+}
+
+// printStatus writes the human form of an index status.
+func printStatus(w io.Writer, st index.Status) {
+	fmt.Fprintf(w, "state: %s  snapshot: %d  fingerprint: %s\n", st.State, st.SnapshotVersion, st.Fingerprint)
+	for _, r := range st.Roots {
+		fmt.Fprintf(w, "root %s (%s)\n", r.Name, r.State)
+		if r.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", r.Error)
+		}
+		fmt.Fprintf(w, "  files: %d (%d bytes), symbols: %d, parse errors: %d\n", r.Files, r.Bytes, r.Symbols, r.ParseErrors)
+		fmt.Fprintf(w, "  by language: %s\n", counts(r.FilesByLanguage))
+		fmt.Fprintf(w, "  skipped: %d (%s)\n", r.Skipped, counts(r.SkippedByReason))
+		for _, s := range r.SkippedFiles {
+			fmt.Fprintf(w, "    %-40s %-15s %s\n", s.Path, s.Reason, s.Detail)
+		}
+	}
+}
+
+// counts renders a count map sorted by key: "go=12 text=3".
+func counts(m map[string]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}

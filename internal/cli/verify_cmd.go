@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace"
+)
+
+// exitMismatch is the exit code of a verification that found anything
+// that does not verify.
+const exitMismatch = 4
+
+const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--repair] [--json] [--verbose]"
+
+// runVerify replays what ctxd recorded under DIR/.ctxd (ledger, audit
+// trail, artifacts) and prints one line per check, or the report as JSON.
+// It never writes over anything, except with --repair, which first
+// rebuilds the SQLite projection (.ctxd/ledger.sqlite) from the ledger and
+// says so (a line on stdout; in the JSON report, a first check with field
+// "projection"). Exit codes: 0 everything verifies, 4 anything does not, 2
+// usage, 1 internal error.
+func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("verify", verifySynopsis, stderr, stdout)
+	root := fs.String("root", "", "workspace folder whose .ctxd to verify (required)")
+	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it (in memory) and verify from SQL queries, writing .ctxd/ledger.sqlite when it is missing. Both compare an existing .ctxd/ledger.sqlite with a fresh projection")
+	repair := fs.Bool("repair", false, "rebuild .ctxd/ledger.sqlite from the ledger before verifying (verification alone never overwrites it)")
+	asJSON := fs.Bool("json", false, "print the report as JSON (docs/schemas/verify_report.schema.json)")
+	verbose := fs.Bool("verbose", false, "list every check, not only mismatches and skipped ones")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(code int, msg string, args ...any) int {
+		fmt.Fprintf(stderr, "ctxd verify: "+msg+"\n", args...)
+		return code
+	}
+	if *root == "" {
+		return fail(exitUsage, "--root is required")
+	}
+	if *mode != string(ledger.ModeStream) && *mode != string(ledger.ModeLedger) {
+		return fail(exitUsage, "invalid --mode %q: want stream or ledger", *mode)
+	}
+	dir, err := rootDir(*root)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	repaired := false
+	if *repair {
+		if repaired, err = workspace.RepairProjection(dir); err != nil {
+			return fail(exitInternal, "%v", err)
+		}
+	}
+	rep, err := workspace.Verify(dir, ledger.Mode(*mode))
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	if repaired {
+		rep.Checks = append([]workspace.Check{{Source: ledger.SourceLedger, Name: repairedName, Status: workspace.StatusOK,
+			Field: ledger.FieldProjection, Message: repairedMessage}}, rep.Checks...)
+		if !*asJSON {
+			if _, err := fmt.Fprintf(stdout, "repaired: %s %s\n", repairedName, repairedMessage); err != nil {
+				return fail(exitInternal, "writing the report: %v", err)
+			}
+		}
+	}
+	if *asJSON {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = formatVerify(stdout, rep, *verbose)
+	}
+	if err != nil {
+		return fail(exitInternal, "writing the report: %v", err)
+	}
+	if !rep.OK {
+		return exitMismatch
+	}
+	return exitOK
+}
+
+// What --repair rebuilt, as the report names it.
+const (
+	repairedName    = ".ctxd/" + workspace.ProjectionFile
+	repairedMessage = "rebuilt from the ledger (.ctxd/ledger/events.jsonl) by --repair"
+)
+
+// formatVerify writes one line per mismatch or skipped check (per check
+// when verbose) and a summary line.
+func formatVerify(w io.Writer, r *workspace.Report, verbose bool) error {
+	var errs []error
+	p := func(format string, args ...any) {
+		_, err := fmt.Fprintf(w, format, args...)
+		errs = append(errs, err)
+	}
+	for _, c := range r.Checks {
+		what := c.Source
+		if c.EventIndex != nil {
+			what += fmt.Sprintf(" #%d", *c.EventIndex)
+		}
+		if c.Kind != "" {
+			what += " " + c.Kind
+		}
+		if c.Name != "" {
+			what += " " + c.Name
+		}
+		switch c.Status {
+		case workspace.StatusOK:
+			if verbose {
+				p("OK        %s\n", what)
+			}
+		case workspace.StatusSkipped:
+			p("SKIPPED   %s: %s\n", what, oneLine(c.Message))
+		default:
+			p("MISMATCH  %s: %s: %s\n", what, c.Field, oneLine(c.Message))
+		}
+	}
+	verdict := "verified"
+	if !r.OK {
+		verdict = "NOT verified"
+	}
+	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches, %d skipped; config %s\n",
+		verdict, r.Mode, r.Counts.LedgerEvents, r.Counts.AuditEvents, r.Counts.Artifacts, r.Counts.Mismatches, r.Counts.Skipped, configLabel(r.ContextConfigDigest))
+	return errors.Join(errs...)
+}
+
+func configLabel(d string) string {
+	if d == "" {
+		return "not loaded"
+	}
+	return d
+}

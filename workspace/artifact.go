@@ -1,0 +1,160 @@
+package workspace
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace/ledger"
+)
+
+// ContextSchema is the schema of a contexts artifact: everything a build
+// returned, with the policy's selection metrics.
+const ContextSchema = "ctxd.context_selection.v1"
+
+// Orderings of a selection's items (seed 001).
+const (
+	// OrderingLexicographic sorts items by path, symbol, then title.
+	OrderingLexicographic = "lexicographic"
+	// OrderingManifest keeps the bundle's order (INV-CONTEXT-1).
+	OrderingManifest = "stable_manifest_order"
+)
+
+// contextArtifact is the JSON stored under .ctxd/artifacts/contexts: the
+// four outputs as returned to the client, plus the selection metrics and
+// the policy the build ran under.
+type contextArtifact struct {
+	Schema          string                          `json:"schema"`
+	Bundle          *contextbuilder.Bundle          `json:"bundle"`
+	Manifest        *contextbuilder.Manifest        `json:"manifest"`
+	RedactionReport *contextbuilder.RedactionReport `json:"redaction_report"`
+	BudgetReport    *contextbuilder.BudgetReport    `json:"budget_report"`
+	Selection       selection                       `json:"selection"`
+	Policy          policyRef                       `json:"policy"`
+	// ThreadID is the thread of the build; "" outside a thread.
+	ThreadID string `json:"thread_id,omitempty"`
+}
+
+// policyRef names the configuration and rules a build ran under.
+type policyRef struct {
+	Skill               string `json:"skill"`
+	RulesDigest         string `json:"rules_digest"`
+	ContextConfigDigest string `json:"context_config_digest"`
+	PolicyArtifact      string `json:"policy_artifact_sha256"`
+}
+
+// selection is seed 001's selection: the context items (file, symbol and
+// thread blocks) in the policy's ordering with canonical totals.
+type selection struct {
+	Ordering   string          `json:"ordering"`
+	Items      []selectionItem `json:"items"`
+	TotalItems int             `json:"total_items"`
+	TotalBytes int             `json:"total_bytes"`
+}
+
+type selectionItem struct {
+	BlockID   string                   `json:"block_id"`
+	BlockType contextbuilder.BlockType `json:"block_type"`
+	Priority  contextbuilder.Priority  `json:"priority"`
+	Path      string                   `json:"path"`
+	Symbol    string                   `json:"symbol"`
+	Title     string                   `json:"title"`
+	Bytes     int                      `json:"bytes"`
+}
+
+// countsAsItem mirrors the builder's policy count: workspace content and
+// thread blocks (P2 blocks not from a file).
+func countsAsItem(b *contextbuilder.Block) bool {
+	switch b.BlockType {
+	case contextbuilder.BlockFile, contextbuilder.BlockSymbol:
+		return true
+	}
+	return b.Priority == contextbuilder.P2 && b.Meta.Path == nil
+}
+
+// selectionOf lists a bundle's context items in the given ordering.
+func selectionOf(b *contextbuilder.Bundle, ordering string) selection {
+	s := selection{Ordering: ordering, Items: []selectionItem{}}
+	for i := range b.Blocks {
+		blk := &b.Blocks[i]
+		if !countsAsItem(blk) {
+			continue
+		}
+		it := selectionItem{BlockID: blk.BlockID, BlockType: blk.BlockType, Priority: blk.Priority, Title: blk.Title, Bytes: len(blk.Content)}
+		if blk.Meta.Path != nil {
+			it.Path = *blk.Meta.Path
+		}
+		if blk.Meta.Symbol != nil {
+			it.Symbol = *blk.Meta.Symbol
+		}
+		s.Items = append(s.Items, it)
+		s.TotalItems++
+		s.TotalBytes += it.Bytes
+	}
+	if ordering == OrderingLexicographic {
+		slices.SortStableFunc(s.Items, func(a, b selectionItem) int {
+			return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Symbol, b.Symbol), cmp.Compare(a.Title, b.Title), cmp.Compare(a.BlockID, b.BlockID))
+		})
+	}
+	return s
+}
+
+// auditSelection appends context_selected: what was selected (digests,
+// counts, reasons) or why nothing was, never contents. A bundle whose
+// selection cannot be audited is not returned (the caller refuses), so
+// nothing leaves ctxd without a record.
+//
+// th is the request's thread; nil outside a thread.
+func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Thread, res *contextbuilder.Result, b *built, err error) error {
+	if w.audit == nil || req == nil {
+		return nil
+	}
+	data := map[string]any{"purpose": req.Purpose}
+	if req.Skill != "" {
+		data["skill"] = req.Skill
+	}
+	if th != nil {
+		data["thread_id"], data["turn_id"] = th.ThreadID, th.TurnID
+	}
+	if b != nil && b.contextDigest != "" {
+		data["context_digest"] = b.contextDigest
+	}
+	var ref *contextbuilder.Refusal
+	switch {
+	case res != nil:
+		m := res.Manifest
+		data["result"] = "selected"
+		data["correlation_id"] = m.CorrelationID
+		data["bundle_id"] = m.BundleID
+		data["bundle_fingerprint"] = m.Fingerprints.BundleFingerprint
+		data["project_index_fingerprint"] = m.Fingerprints.ProjectIndexFingerprint
+		data["config_fingerprint"] = m.Fingerprints.ConfigFingerprint
+		data["context_artifact_sha256"] = b.contextSHA
+		data["blocks"] = len(res.Bundle.Blocks)
+		data["included_files"] = len(m.Selection.IncludedFiles)
+		data["excluded"] = exclusionCounts(m.Selection.ExcludedCandidates)
+		data["redactions"] = len(res.RedactionReport.Redactions)
+		data["estimated_input_tokens"] = res.BudgetReport.EstimatedInputTokens
+		data["decision"] = res.BudgetReport.Decision
+	case errors.As(err, &ref):
+		data["result"] = "refused"
+		data["reason"] = ref.Code
+	default:
+		data["result"] = "failed"
+	}
+	if err := w.audit.Append(ledger.AuditContextSelected, data); err != nil {
+		return fmt.Errorf("appending to the audit trail: %w", err)
+	}
+	return nil
+}
+
+// exclusionCounts counts excluded candidates by reason.
+func exclusionCounts(ex []contextbuilder.Excluded) map[string]int {
+	out := map[string]int{}
+	for _, e := range ex {
+		out[string(e.Reason)]++
+	}
+	return out
+}

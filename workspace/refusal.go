@@ -1,0 +1,59 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace/policy"
+	"github.com/ctxd/ctxd/workspace/prompt"
+)
+
+// Codes this package raises besides the seeds' (documented in
+// docs/policy.md).
+const (
+	// RefuseMaxUserMessages is the governance denial of seed 000 example 2:
+	// the thread's referenced user messages plus the current one exceed
+	// policy.max_user_messages_per_thread.
+	RefuseMaxUserMessages contextbuilder.RefusalCode = "context_selection_exceeds_max_user_messages"
+	// RefuseSelectionFailed is seed 001's context_selection_failed: the
+	// selection could not be recorded (artifact, ledger or audit write).
+	RefuseSelectionFailed contextbuilder.RefusalCode = policy.ReasonSelectionFailed
+)
+
+// rawJSON is a JSON document stored as is.
+type rawJSON = json.RawMessage
+
+// asRefusal turns the errors of the policy, ledger and prompt packages
+// into refusals with their reason as the code; other errors are returned
+// unchanged.
+func asRefusal(err error) error {
+	var pe *policy.Error
+	var re *ledger.RefError
+	var te *prompt.Error
+	switch {
+	case errors.As(err, &pe):
+		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(pe.Reason), Message: pe.Message, Advice: pe.Advice}
+	case errors.As(err, &re):
+		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(re.Code), Message: re.Message, Advice: re.Advice}
+	case errors.As(err, &te):
+		// The refusal's message names the template file and member, as
+		// the config's does: the error's text without its reason prefix.
+		msg := strings.TrimPrefix(te.Error(), te.Reason+": ")
+		return &contextbuilder.Refusal{Code: contextbuilder.RefusalCode(te.Reason), Message: msg, Advice: te.Advice}
+	}
+	return err
+}
+
+// stateRefusal refuses an operation that must be recorded when .ctxd
+// could not be opened or written.
+func stateRefusal(err error) error {
+	return &contextbuilder.Refusal{
+		Code:    RefuseSelectionFailed,
+		Message: fmt.Sprintf("ctxd records every bundle it builds under .ctxd/ and cannot: %v", err),
+		Advice:  "make the workspace's .ctxd directory writable (it must be a directory inside the workspace, not a link), then restart ctxd",
+	}
+}

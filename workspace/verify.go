@@ -1,0 +1,285 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace/policy"
+	"github.com/ctxd/ctxd/workspace/store"
+)
+
+// Check statuses.
+const (
+	StatusOK       = "ok"
+	StatusMismatch = "mismatch"
+	StatusSkipped  = "skipped"
+)
+
+// Check is one verified item: a ledger or audit event, an artifact, or
+// the configuration. Field names the first differing field of a mismatch.
+type Check struct {
+	// Source is "ledger", "audit", "artifact" or "config".
+	Source string `json:"source"`
+	// EventIndex is the event's index for ledger and audit checks; nil
+	// otherwise (and for findings about a whole file).
+	EventIndex *int   `json:"event_index,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	// Name is the artifact's path relative to the workspace, or the
+	// config file's.
+	Name    string `json:"name,omitempty"`
+	Status  string `json:"status"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Report is the outcome of [Verify]. OK is true when no check is a
+// mismatch; checks are in the order ledger, audit, artifacts, config.
+type Report struct {
+	OK                  bool    `json:"ok"`
+	Mode                string  `json:"mode"`
+	ContextConfigDigest string  `json:"context_config_digest"`
+	Counts              Counts  `json:"counts"`
+	Checks              []Check `json:"checks"`
+}
+
+// Counts summarizes a report.
+type Counts struct {
+	LedgerEvents int `json:"ledger_events"`
+	AuditEvents  int `json:"audit_events"`
+	Artifacts    int `json:"artifacts"`
+	Mismatches   int `json:"mismatches"`
+	Skipped      int `json:"skipped"`
+}
+
+// ProjectionFile is the ledger's SQLite projection, relative to .ctxd.
+const ProjectionFile = "ledger.sqlite"
+
+// RepairProjection rebuilds root's .ctxd/ledger.sqlite from the ledger
+// journal ([ledger.Project]), replacing whatever is there, and reports
+// whether it did: a workspace without .ctxd has nothing to repair (and
+// gets no .ctxd). Verification never does this on its own: `ctxd verify
+// --repair` asks for it.
+func RepairProjection(root string) (bool, error) {
+	dir := filepath.Join(root, store.Dir)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
+		return false, fmt.Errorf("repairing the projection: %w", err)
+	}
+	return true, nil
+}
+
+// Verify replays what ctxd recorded in root's .ctxd: stream replay
+// re-reads the ledger, ledger replay first projects it into
+// .ctxd/ledger.sqlite and verifies from the database. Both recompute
+// every context_digest, check the hash chains of the ledger and the audit
+// trail, compare each DECISION's pinned config digest with the current
+// .ctxd/config.json, check each stored bundle's fingerprint and every
+// artifact's name against its hash. An error means verification itself
+// could not run (an unreadable directory); anything wrong with what was
+// recorded is a mismatch in the report.
+func Verify(root string, mode ledger.Mode) (*Report, error) {
+	if mode == "" {
+		mode = ledger.ModeStream
+	}
+	if mode != ledger.ModeStream && mode != ledger.ModeLedger {
+		return nil, fmt.Errorf("verify: unknown mode %q (stream or ledger)", mode)
+	}
+	r := &Report{Mode: string(mode), Checks: []Check{}}
+	dir := filepath.Join(root, store.Dir)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		r.OK = true
+		return r, nil
+	}
+	cfg, cerr := policy.Load(root)
+	if cerr != nil {
+		r.add(Check{Source: "config", Name: policy.ConfigPath, Status: StatusMismatch, Field: "config", Message: cerr.Error()})
+	} else {
+		r.ContextConfigDigest = cfg.Digest
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	defer st.Close()
+	// Artifacts first: each is read once here, and the ledger and audit
+	// checks below look their artifacts up in the result.
+	arts, err := st.Verify()
+	if err != nil {
+		return nil, fmt.Errorf("verify: the artifacts: %w", err)
+	}
+	stored := checkArtifacts(st, arts)
+	ledgerChecks, err := ledger.VerifyLedger(filepath.Join(dir, "ledger"), ledger.VerifyOptions{
+		Mode:         mode,
+		ConfigDigest: r.ContextConfigDigest,
+		CheckBundle:  stored.checkBundle,
+		SQLitePath:   filepath.Join(dir, ProjectionFile),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: the ledger: %w", err)
+	}
+	r.addEvents(ledgerChecks, &r.Counts.LedgerEvents)
+	auditChecks, err := ledger.VerifyAudit(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("verify: the audit trail: %w", err)
+	}
+	r.addEvents(auditChecks, &r.Counts.AuditEvents)
+	for _, c := range stored.auditArtifacts(filepath.Join(dir, "audit.jsonl")) {
+		r.add(c)
+	}
+	for _, c := range stored.checks {
+		r.Counts.Artifacts++
+		r.add(c)
+	}
+	r.OK = r.Counts.Mismatches == 0
+	return r, nil
+}
+
+func (r *Report) add(c Check) {
+	switch c.Status {
+	case StatusMismatch:
+		r.Counts.Mismatches++
+	case StatusSkipped:
+		r.Counts.Skipped++
+	}
+	r.Checks = append(r.Checks, c)
+}
+
+// addEvents adds the ledger package's checks, counting the events.
+func (r *Report) addEvents(checks []ledger.Check, events *int) {
+	for _, c := range checks {
+		out := Check{Source: c.Source, Kind: c.Kind, Status: c.Status, Field: c.Field, Message: c.Message}
+		if c.EventIndex >= 0 {
+			i := c.EventIndex
+			out.EventIndex = &i
+			*events++
+		}
+		r.add(out)
+	}
+}
+
+// artifactKey names a stored artifact.
+type artifactKey struct {
+	kind store.Kind
+	sha  string
+}
+
+// storedBundle is a contexts artifact's bundle id and recomputed
+// fingerprint.
+type storedBundle struct{ id, fingerprint string }
+
+// storedArtifacts is what verification found under .ctxd/artifacts: one
+// check per file, the artifacts that match their hash, and the bundles of
+// the contexts artifacts that are consistent.
+type storedArtifacts struct {
+	st      *store.Store
+	checks  []Check
+	ok      map[artifactKey]bool
+	bundles map[string]storedBundle // by artifact sha256
+}
+
+// checkArtifacts turns the store's checks into the report's and, for each
+// contexts artifact that matches its hash, recomputes its bundle's
+// fingerprint against the manifest stored beside it.
+func checkArtifacts(st *store.Store, arts []store.ArtifactCheck) *storedArtifacts {
+	s := &storedArtifacts{st: st, ok: map[artifactKey]bool{}, bundles: map[string]storedBundle{}}
+	for _, a := range arts {
+		c := Check{Source: "artifact", Kind: string(a.Kind), Name: filepath.ToSlash(filepath.Join(store.Dir, "artifacts", string(a.Kind), a.Name)), Status: a.Status, Field: a.Field, Message: a.Message}
+		sha := strings.TrimSuffix(a.Name, ".json")
+		if a.Status == StatusOK && a.Kind == store.KindContext {
+			var b storedBundle
+			b, c.Field, c.Message = s.bundleOf(sha)
+			if c.Field != "" {
+				c.Status = StatusMismatch
+			} else {
+				s.bundles[sha] = b
+			}
+		}
+		if c.Status == StatusOK {
+			s.ok[artifactKey{a.Kind, sha}] = true
+		}
+		s.checks = append(s.checks, c)
+	}
+	return s
+}
+
+// bundleOf reads a contexts artifact and recomputes its bundle's
+// fingerprint, which must equal the manifest's.
+func (s *storedArtifacts) bundleOf(sha string) (storedBundle, string, string) {
+	data, err := s.st.Get(store.KindContext, sha)
+	if err != nil {
+		return storedBundle{}, "artifact", fmt.Sprintf("unreadable: %v", err)
+	}
+	var a contextArtifact
+	if err := json.Unmarshal(data, &a); err != nil || a.Bundle == nil || a.Manifest == nil {
+		return storedBundle{}, "schema", "not a " + ContextSchema + " artifact"
+	}
+	fp, err := contextbuilder.BundleFingerprint(a.Bundle)
+	if err != nil {
+		return storedBundle{}, "bundle", err.Error()
+	}
+	if fp != a.Manifest.Fingerprints.BundleFingerprint {
+		return storedBundle{}, "bundle_fingerprint", fmt.Sprintf("the bundle's content gives %s, its manifest says %s", fp, a.Manifest.Fingerprints.BundleFingerprint)
+	}
+	return storedBundle{id: a.Bundle.BundleID, fingerprint: fp}, "", ""
+}
+
+// checkBundle verifies a DECISION's bundle: its artifact exists with the
+// recorded hash, and the bundle inside has the recorded id and a
+// fingerprint recomputed from its content equal to the recorded one.
+func (s *storedArtifacts) checkBundle(ref ledger.BundleRef) (field, message string) {
+	b, ok := s.bundles[ref.ArtifactSHA256]
+	switch {
+	case !ok:
+		return "bundle.artifact_sha256", fmt.Sprintf("the bundle artifact %s is missing, does not match its hash, or holds an inconsistent bundle (see the artifact checks)", ref.ArtifactSHA256)
+	case b.fingerprint != ref.BundleFingerprint:
+		return "bundle_fingerprint", fmt.Sprintf("the stored bundle's fingerprint is %s, the DECISION recorded %s", b.fingerprint, ref.BundleFingerprint)
+	case b.id != ref.BundleID:
+		return "bundle_id", fmt.Sprintf("the stored bundle's id is %s, the DECISION recorded %s", b.id, ref.BundleID)
+	}
+	return "", ""
+}
+
+// auditArtifacts checks that every artifact an audit event names still
+// exists with its hash: a deleted bundle of a build outside a thread (no
+// DECISION names it) would otherwise go unnoticed. Lines the chain check
+// already reports are skipped here.
+func (s *storedArtifacts) auditArtifacts(path string) []Check {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []Check
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		var ev struct {
+			Index *int   `json:"event_index"`
+			Event string `json:"event"`
+			Data  struct {
+				Context string `json:"context_artifact_sha256"`
+				Prompt  string `json:"prompt_artifact_sha256"`
+				Policy  string `json:"policy_artifact_sha256"`
+			} `json:"data"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &ev) != nil || ev.Index == nil {
+			continue
+		}
+		for _, a := range []artifactKey{{store.KindContext, ev.Data.Context}, {store.KindPrompt, ev.Data.Prompt}, {store.KindPolicy, ev.Data.Policy}} {
+			if a.sha == "" || s.ok[a] {
+				continue
+			}
+			i := *ev.Index
+			out = append(out, Check{Source: "audit", EventIndex: &i, Kind: ev.Event, Name: s.st.Path(a.kind, a.sha), Status: StatusMismatch,
+				Field: "artifact", Message: fmt.Sprintf("the %s artifact this event names is missing or does not match its hash", a.kind)})
+		}
+	}
+	return out
+}
