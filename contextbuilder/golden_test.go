@@ -19,9 +19,9 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	ctxws "github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
+	ctxws "github.com/ctxd/ctxd/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")

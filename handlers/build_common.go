@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )

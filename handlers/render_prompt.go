@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // RenderPrompt answers ctxd.renderPrompt: a build request plus an optional

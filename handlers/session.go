@@ -11,8 +11,8 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/position"
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Folder is one workspace folder of the editor.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
 	"go.lsp.dev/jsonrpc2"
 )
 

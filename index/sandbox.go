@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-
 )
 
 // ErrOutsideRoot is wrapped by every refusal of the sandbox: the path or

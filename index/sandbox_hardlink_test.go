@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // hardLinkFixture is parent/root (the workspace) and parent/outside with a

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	ctxws "github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/server/lsptest"
+	ctxws "github.com/ctxd/ctxd/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
 // BenchmarkRecording measures what recording adds to a build on a small

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace/policy"
 	"github.com/ctxd/ctxd/workspace/store"
-	"github.com/ctxd/ctxd/index"
 )
 
 // prepared is what the config and policy make of a request before the

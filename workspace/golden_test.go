@@ -15,9 +15,9 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	"github.com/ctxd/ctxd/workspace/ledger"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace/prompt"
 	"github.com/ctxd/ctxd/workspace/store"
-	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/index"
 )
 
 // PromptResult is ctxd.renderPrompt's answer: the provider-ready prompt,

@@ -18,9 +18,9 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	"github.com/ctxd/ctxd/workspace/ledger"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
 // fixedNow is the clock of every test workspace.

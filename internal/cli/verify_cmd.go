@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
 // exitMismatch is the exit code of a verification that found anything

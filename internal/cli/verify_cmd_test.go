@@ -10,8 +10,8 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // verifyConfig defines one skill, so that any other name is refused.

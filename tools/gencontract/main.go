@@ -31,11 +31,11 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace/policy"
 	"github.com/ctxd/ctxd/workspace/prompt"
-	"github.com/ctxd/ctxd/workspace"
-	"github.com/ctxd/ctxd/handlers"
 )
 
 // Output files, relative to the module root.
