@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/syntax"
 )

@@ -1,7 +1,7 @@
 package contextbuilder
 
 import (
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 )
 
 // RefusalCode is the stable code of a refusal.

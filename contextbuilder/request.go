@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 )
 
 // ErrInvalidRequest is wrapped by every error about a malformed build

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
 )

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"path"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
 )

@@ -5,7 +5,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/syntax"
 	"go.lsp.dev/protocol"

@@ -9,7 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/ctxd/ctxd/contextbuilder/position"
+	"github.com/ctxd/ctxd/handlers/position"
 )
 
 // The reference model below deliberately shares no code or structure with
