@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
-	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/server/lsptest"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -149,11 +149,11 @@ func TestE2ELifecycleAndIncrementalEdit(t *testing.T) {
 	if m.Error != nil {
 		t.Fatal(m.Error)
 	}
-	var st handlers.IndexStatusResult
+	var st workspace.IndexStatusResult
 	if err := json.Unmarshal(m.Result, &st); err != nil {
 		t.Fatal(err)
 	}
-	wantDocs := []handlers.OpenDocument{{
+	wantDocs := []workspace.OpenDocument{{
 		URI: uri, LanguageID: "go", Version: 2, ByteSize: len(want), LineCount: 5,
 		SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(want))),
 	}}

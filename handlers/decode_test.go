@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -32,15 +33,18 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 		{"missing contentChanges", func() any { return &didChangeParams{} }, `{"textDocument":{"uri":"file:///a","version":1}}`, `invalid params: missing required field "contentChanges"`},
 		{"missing version on change", func() any { return &didChangeParams{} }, `{"textDocument":{"uri":"file:///a"},"contentChanges":[]}`, `invalid params: missing required field "textDocument.version"`},
 		{"folders event missing", func() any { return &didChangeWorkspaceFoldersParams{} }, `{}`, `invalid params: missing required field "event"`},
-		{"strict unknown field", func() any { return &indexStatusArgs{} }, `{"x":1}`, `invalid params: unknown field "x"`},
+		{"strict unknown field", func() any { return &workspace.IndexStatusArgs{} }, `{"x":1}`, `invalid params: unknown field "x"`},
 		{"trailing data", func() any { return &didCloseParams{} }, `{"textDocument":{"uri":"file:///a"}} {}`, `invalid params: trailing data after the params value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := tt.target()
 			var err error
-			if _, ok := v.(*indexStatusArgs); ok {
-				err = decodeStrict(json.RawMessage(tt.raw), v)
+			if _, ok := v.(*workspace.IndexStatusArgs); ok {
+				// ctxd's own arguments: the same decoder, strict.
+				if err = workspace.DecodeStrict(json.RawMessage(tt.raw), v); err != nil {
+					err = jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+				}
 			} else {
 				err = decodeParams(json.RawMessage(tt.raw), v)
 			}

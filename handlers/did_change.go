@@ -25,7 +25,8 @@ type contentChange struct {
 	Text        *string `json:"text"`
 }
 
-func (p *didChangeParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *didChangeParams) Validate() error {
 	if err := p.TextDocument.check("textDocument", true); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
@@ -17,7 +16,8 @@ type didChangeWatchedFilesParams struct {
 	} `json:"changes"`
 }
 
-func (p *didChangeWatchedFilesParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *didChangeWatchedFilesParams) Validate() error {
 	if p.Changes == nil {
 		return missing("changes")
 	}
@@ -50,29 +50,10 @@ func DidChangeWatchedFiles(ctx context.Context, s *Session, raw json.RawMessage)
 }
 
 // noticeConfigChanges tells the user that an edit of a loaded workspace's
-// .ctxd/config.json or templates applies only after a restart: both are
-// loaded once and pinned (seed 000: no hot reload), and a silent
-// difference between the file and what ctxd enforces would mislead.
+// config or templates applies only after a restart (see
+// [workspace.Service.ConfigNotices]).
 func noticeConfigChanges(ctx context.Context, s *Session, uris []string) {
-	for _, w := range s.Workspaces.Opened() {
-		prefix := index.PathToURI(w.Root()) + "/.ctxd/"
-		var config, templates bool
-		for _, u := range uris {
-			switch rest, ok := strings.CutPrefix(u, prefix); {
-			case !ok:
-			case rest == "config.json":
-				config = true
-			case strings.HasPrefix(rest, "templates/"):
-				templates = true
-			}
-		}
-		if config {
-			if msg, changed := w.ConfigChanged(); changed {
-				s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+msg)
-			}
-		}
-		if templates {
-			s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: prompt templates under .ctxd/templates changed; restart ctxd to apply them: templates are loaded once at startup")
-		}
+	for _, msg := range s.Service.ConfigNotices(uris) {
+		s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+msg)
 	}
 }

@@ -15,7 +15,8 @@ type didChangeWorkspaceFoldersParams struct {
 	} `json:"event"`
 }
 
-func (p *didChangeWorkspaceFoldersParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *didChangeWorkspaceFoldersParams) Validate() error {
 	if p.Event == nil {
 		return missing("event")
 	}

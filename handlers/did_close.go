@@ -12,7 +12,8 @@ type didCloseParams struct {
 	TextDocument docID `json:"textDocument"`
 }
 
-func (p *didCloseParams) validate() error { return p.TextDocument.check("textDocument", false) }
+// Validate names the first missing or invalid field.
+func (p *didCloseParams) Validate() error { return p.TextDocument.check("textDocument", false) }
 
 // DidClose handles textDocument/didClose: the file on disk is the truth
 // again.

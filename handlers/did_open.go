@@ -16,7 +16,8 @@ type didOpenParams struct {
 	} `json:"textDocument"`
 }
 
-func (p *didOpenParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *didOpenParams) Validate() error {
 	td := p.TextDocument
 	if err := (docID{URI: td.URI, Version: td.Version}).check("textDocument", true); err != nil {
 		return err

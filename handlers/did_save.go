@@ -12,7 +12,8 @@ type didSaveParams struct {
 	TextDocument docID `json:"textDocument"`
 }
 
-func (p *didSaveParams) validate() error { return p.TextDocument.check("textDocument", false) }
+// Validate names the first missing or invalid field.
+func (p *didSaveParams) Validate() error { return p.TextDocument.check("textDocument", false) }
 
 // DidSave handles textDocument/didSave by marking the open version saved.
 // ctxd asks for no text on save: the buffer it holds already is that text.

@@ -12,7 +12,8 @@ type documentSymbolParams struct {
 	TextDocument docID `json:"textDocument"`
 }
 
-func (p *documentSymbolParams) validate() error { return p.TextDocument.check("textDocument", false) }
+// Validate names the first missing or invalid field.
+func (p *documentSymbolParams) Validate() error { return p.TextDocument.check("textDocument", false) }
 
 // DocumentSymbol handles textDocument/documentSymbol with the hierarchical
 // form: members nest under their class, namespace or type. A file the index

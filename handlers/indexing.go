@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -26,14 +25,19 @@ type indexState struct {
 	progress map[string]*Progress // by root URI
 }
 
-// UseIndex replaces the session's index with one built from opts, wiring
-// its progress to the client's $/progress. Call it before serving.
-func (s *Session) UseIndex(opts index.Options) {
+// UseService replaces the session's service (and index) with one built
+// from opts, wiring the index's progress to the client's $/progress. Call
+// it before serving.
+func (s *Session) UseService(opts workspace.ServiceOptions) {
 	if opts.Logger == nil {
 		opts.Logger = s.Logger
 	}
-	opts.OnProgress = s.indexProgress
-	s.Index = workspace.NewIndex(opts)
+	if opts.Version == "" {
+		opts.Version = s.Version
+	}
+	opts.Index.OnProgress = s.indexProgress
+	s.Service = workspace.NewService(opts)
+	s.Index = s.Service.Index()
 }
 
 // startIndexing gives the index its roots. Until the client confirmed
@@ -79,30 +83,10 @@ func (s *Session) syncRoots() {
 		}
 		roots = append(roots, index.Root{URI: f.URI, Name: f.Name, Dir: dir})
 	}
-	s.Index.SetRoots(roots)
-	s.loadWorkspaces(roots)
-}
-
-// loadWorkspaces loads each folder's .ctxd/config.json and templates when
-// the folder is first seen (at startup, or when it is added): they are
-// pinned from then on (seed 000: no hot reload). A configuration that
-// cannot be used is shown to the user now rather than at the first build.
-func (s *Session) loadWorkspaces(roots []index.Root) {
-	ctx := context.Background()
-	for _, r := range roots {
-		if info, err := os.Stat(r.Dir); err != nil || !info.IsDir() {
-			continue // the index reports the folder; it is loaded when it exists and is used
-		}
-		w, fresh := s.Workspaces.Load(r.Dir)
-		if !fresh {
-			continue
-		}
-		for _, err := range []error{w.ConfigErr(), w.TemplatesErr()} {
-			if err != nil {
-				s.Logger.Warn("workspace configuration unusable", "folder", r.URI, "err", err)
-				s.ShowMessage(ctx, protocol.MessageTypeError, "ctxd: "+err.Error()+". Context commands for this folder are refused until it is fixed and ctxd restarts.")
-			}
-		}
+	// A configuration that cannot be used is shown to the user now
+	// rather than at the first build.
+	for _, p := range s.Service.SetRoots(roots) {
+		s.ShowMessage(context.Background(), protocol.MessageTypeError, "ctxd: "+p.Err.Error()+". Context commands for this folder are refused until it is fixed and ctxd restarts.")
 	}
 }
 

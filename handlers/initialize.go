@@ -39,7 +39,8 @@ type initializeParams struct {
 	} `json:"capabilities"`
 }
 
-func (p *initializeParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *initializeParams) Validate() error {
 	for i, f := range p.WorkspaceFolders {
 		if f.URI == "" {
 			return missing(fmt.Sprintf("workspaceFolders[%d].uri", i))

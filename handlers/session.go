@@ -7,19 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/secrets"
-	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 )
 
 // Folder is one workspace folder of the editor.
-type Folder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
-}
+type Folder = workspace.Folder
 
 // ClientConfig is what initialize negotiated with the client. It is set once
 // and never modified, so handlers may keep the pointer.
@@ -53,28 +47,14 @@ type Session struct {
 	// session is not connected (tests), and messages to the client are dropped.
 	Client Client
 
-	// Index is the workspace index, fed by the document and workspace
-	// notifications. NewSession gives a session an index without a cache;
-	// the server replaces it with [Session.UseIndex].
+	// Service is the workspace layer the context commands run on: the
+	// index, each folder's config, policy and record, the secret scanner.
+	// NewSession gives a session a service whose index has no cache; the
+	// server replaces it with [Session.UseService].
+	Service *workspace.Service
+	// Index is the service's index, fed by the document and workspace
+	// notifications.
 	Index *index.Index
-
-	// Tokens memoizes token counts across the context commands of the
-	// session, so that ctxd.budget on every edit recounts only what
-	// changed. It never changes a count.
-	Tokens *tokens.Cache
-	// Scans memoizes secret findings of whole files across the context
-	// commands of the session.
-	Scans *contextbuilder.ScanCache
-	// Redactor scans every text a build would send (secrets.Default
-	// unless the user added rules).
-	Redactor contextbuilder.Redactor
-	// RedactorErr, when set, refuses every build: the user's secret rules
-	// could not be loaded, so ctxd cannot scan as asked.
-	RedactorErr error
-	// Workspaces holds each folder's ctxd state (config, policy,
-	// templates, artifacts, ledger, audit), opened on the folder's first
-	// context command and kept for the life of the process.
-	Workspaces *workspace.Registry
 
 	idx indexState
 
@@ -91,8 +71,8 @@ func NewSession(logger *slog.Logger, version string, client Client) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Session{Logger: logger, Version: version, Client: client, Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0), Redactor: secrets.Default(), Workspaces: workspace.NewRegistry(workspace.Options{})}
-	s.UseIndex(index.Options{CacheDir: "off"})
+	s := &Session{Logger: logger, Version: version, Client: client}
+	s.UseService(workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}})
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})
 	return s

@@ -17,7 +17,8 @@ type workspaceSymbolParams struct {
 	Query *string `json:"query"`
 }
 
-func (p *workspaceSymbolParams) validate() error {
+// Validate names the first missing or invalid field.
+func (p *workspaceSymbolParams) Validate() error {
 	if p.Query == nil {
 		return missing("query")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/server/lsptest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -62,10 +63,10 @@ type buildHarness struct {
 	next int // next request id
 }
 
-func newBuildHarness(t *testing.T, archive, encoding string) (*buildHarness, *lsptest.Message) {
+func newBuildHarness(t *testing.T, archive, encoding string, setup ...func(*Server)) (*buildHarness, *lsptest.Message) {
 	t.Helper()
-	dir := workspace(t, archive)
-	h := &buildHarness{harness: newHarness(t), dir: dir, next: 100}
+	dir := indextest.WriteTree(t, archive)
+	h := &buildHarness{harness: newHarness(t, setup...), dir: dir, next: 100}
 	caps := map[string]any{}
 	if encoding != "" {
 		caps["general"] = map[string]any{"positionEncodings": []string{encoding}}
@@ -478,7 +479,7 @@ func TestBuildBetweenInitializeAndInitialized(t *testing.T) {
 		{"rootPath", func(dir string) map[string]any { return map[string]any{"rootPath": dir} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := workspace(t, buildWorkspace)
+			dir := indextest.WriteTree(t, buildWorkspace)
 			h := &buildHarness{harness: newHarness(t), dir: dir, next: 100}
 			params := tc.params(dir)
 			params["processId"] = nil

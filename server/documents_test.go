@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/server/lsptest"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -200,7 +200,7 @@ func TestSaveAndStatus(t *testing.T) {
 	open(h, docURI, 1, "package main\n\nfunc main() {}\n")
 	h.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": docURI}})
 	got := h.status(2).OpenDocuments
-	want := []handlers.OpenDocument{{
+	want := []workspace.OpenDocument{{
 		URI: docURI, LanguageID: "go", Version: 1, ByteSize: 29, LineCount: 4,
 		SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte("package main\n\nfunc main() {}\n"))), Saved: true,
 	}}
@@ -220,7 +220,7 @@ func TestWorkspaceFolders(t *testing.T) {
 		"added":   []any{map[string]any{"uri": "file:///c", "name": "c"}, map[string]any{"uri": "file:///a", "name": "a"}},
 		"removed": []any{map[string]any{"uri": "file:///b", "name": "b"}},
 	}})
-	want := []handlers.Folder{{URI: "file:///a", Name: "a"}, {URI: "file:///c", Name: "c"}}
+	want := []workspace.Folder{{URI: "file:///a", Name: "a"}, {URI: "file:///c", Name: "c"}}
 	if diff := cmp.Diff(want, h.status(2).WorkspaceFolders); diff != "" {
 		t.Errorf("folders (-want +got):\n%s", diff)
 	}
@@ -229,7 +229,7 @@ func TestWorkspaceFolders(t *testing.T) {
 func TestRootURIBecomesFolder(t *testing.T) {
 	h := newHarness(t)
 	h.initialize(nil)
-	want := []handlers.Folder{{URI: "file:///work/ws", Name: "ws"}}
+	want := []workspace.Folder{{URI: "file:///work/ws", Name: "ws"}}
 	if diff := cmp.Diff(want, h.status(2).WorkspaceFolders); diff != "" {
 		t.Errorf("folders (-want +got):\n%s", diff)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/lsptest"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // hangGuard bounds how long a broken test may hang; it is not a performance
@@ -90,13 +91,13 @@ func (h *harness) exitCode() int {
 }
 
 // status calls ctxd.indexStatus.
-func (h *harness) status(id any) handlers.IndexStatusResult {
+func (h *harness) status(id any) workspace.IndexStatusResult {
 	h.t.Helper()
 	m := h.call(id, "workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus"})
 	if m.Error != nil {
 		h.t.Fatalf("indexStatus: %v", m.Error)
 	}
-	var st handlers.IndexStatusResult
+	var st workspace.IndexStatusResult
 	if err := json.Unmarshal(m.Result, &st); err != nil {
 		h.t.Fatal(err)
 	}

@@ -13,9 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// workspace writes a txtar workspace; see indextest.WriteTree.
-var workspace = indextest.WriteTree
-
 const indexedWorkspace = `
 -- go.mod --
 module example.com/shop
@@ -49,7 +46,7 @@ type symbolInfo struct {
 }
 
 func TestIndexOverLSP(t *testing.T) {
-	dir := workspace(t, indexedWorkspace)
+	dir := indextest.WriteTree(t, indexedWorkspace)
 	uri := func(rel string) string { return index.PathToURI(filepath.Join(dir, rel)) }
 	h := newHarness(t)
 	m := h.call(1, "initialize", map[string]any{
@@ -146,7 +143,7 @@ func TestIndexOverLSP(t *testing.T) {
 	}
 
 	// A folder added later is indexed; a removed one disappears.
-	other := workspace(t, "-- lib/extra.py --\ndef extra_helper():\n    pass\n")
+	other := indextest.WriteTree(t, "-- lib/extra.py --\ndef extra_helper():\n    pass\n")
 	h.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
 		"added": []map[string]any{{"uri": index.PathToURI(other), "name": "other"}}, "removed": []any{},
 	}})

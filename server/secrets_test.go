@@ -8,14 +8,18 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // TestBuildRefusedWithoutSecretRules: when the user's secret rules could
 // not be loaded, the server still serves (index, symbols) but every build
 // fails closed, naming the file.
 func TestBuildRefusedWithoutSecretRules(t *testing.T) {
-	h, _ := newBuildHarness(t, buildWorkspace, "")
-	h.srv.Session().RedactorErr = errors.New("secret rules /home/u/.config/ctxd/secret-rules.toml: line 2: expected '='")
+	rulesErr := errors.New("secret rules /home/u/.config/ctxd/secret-rules.toml: line 2: expected '='")
+	h, _ := newBuildHarness(t, buildWorkspace, "", func(srv *Server) {
+		srv.Session().UseService(workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}, RedactorErr: rulesErr})
+	})
 	for _, cmd := range []string{"ctxd.buildContext", "ctxd.manifest", "ctxd.budget"} {
 		m := h.command(cmd, map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s", "target_files": []string{"store/store.go"}}})
 		if m.Error == nil || m.Error.Code != -32803 {

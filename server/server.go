@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/server/framing"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -73,11 +74,7 @@ func New(opts Options) *Server {
 		exitCode:      make(chan int, 1),
 	}
 	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
-	s.session.UseIndex(opts.Index)
-	if opts.Secrets != nil {
-		s.session.Redactor = opts.Secrets
-	}
-	s.session.RedactorErr = opts.SecretsErr
+	s.session.UseService(workspace.ServiceOptions{Index: opts.Index, Redactor: opts.Secrets, RedactorErr: opts.SecretsErr})
 	return s
 }
 

@@ -29,27 +29,37 @@ type PromptResult struct {
 	BudgetReport    *contextbuilder.BudgetReport    `json:"budget_report"`
 }
 
-// DecodePromptRequest splits ctxd.renderPrompt's argument: a build request
-// with one more optional field, template_id (empty: the purpose's default
+// PromptRequest is ctxd.renderPrompt's argument: a build request with one
+// more optional field, template_id (empty: the purpose's default
 // template).
-func DecodePromptRequest(raw json.RawMessage) (*contextbuilder.Request, string, error) {
+type PromptRequest struct {
+	contextbuilder.Request
+	TemplateID string `json:"template_id,omitempty"`
+}
+
+// DecodePromptRequest decodes ctxd.renderPrompt's argument: template_id is
+// taken out, and the rest is decoded as a build request.
+func DecodePromptRequest(raw json.RawMessage) (*PromptRequest, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, "", fmt.Errorf("%w: arguments[0] must be a JSON object", contextbuilder.ErrInvalidRequest)
+		return nil, fmt.Errorf("%w: arguments[0] must be a JSON object", contextbuilder.ErrInvalidRequest)
 	}
 	var id string
 	if t, ok := obj["template_id"]; ok {
 		if err := json.Unmarshal(t, &id); err != nil {
-			return nil, "", fmt.Errorf("%w: field \"template_id\" must be a string", contextbuilder.ErrInvalidRequest)
+			return nil, fmt.Errorf("%w: field \"template_id\" must be a string", contextbuilder.ErrInvalidRequest)
 		}
 		delete(obj, "template_id")
 	}
 	rest, err := json.Marshal(obj)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)
+		return nil, fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)
 	}
-	req, err := contextbuilder.DecodeRequest(rest)
-	return req, id, err
+	req, err := DecodeBuildRequest(rest)
+	if err != nil {
+		return nil, err
+	}
+	return &PromptRequest{Request: *req, TemplateID: id}, nil
 }
 
 // RenderPrompt builds (and records) the bundle for req, then renders it

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 )
 
@@ -204,67 +202,49 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts := idxFlags.options()
-	opts.Logger = logger
-	x := workspace.NewIndex(opts)
+	svc := workspace.NewService(workspace.ServiceOptions{Logger: logger, Index: idxFlags.options(), Redactor: scanner, Now: clock()})
 	defer func() {
-		if err := x.Close(); err != nil {
+		if err := svc.Close(); err != nil {
 			logger.Warn("saving the index cache failed", "err", err)
 		}
 	}()
-	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: filepath.Base(dir), Dir: dir}})
-	snap, err := x.Wait(ctx)
-	if err != nil {
-		return fail(exitInternal, "%v", err)
-	}
-	for _, r := range x.Status(false).Roots {
-		if r.State == index.StateFailed {
-			return fail(exitInternal, "indexing %s failed: %s", *root, r.Error)
+	if _, err := svc.OpenFolder(ctx, dir, filepath.Base(dir)); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fail(exitInternal, "%v", err)
 		}
+		return fail(exitInternal, "%v", strings.Replace(err.Error(), dir, *root, 1))
 	}
-	logger.Info("index ready", "root", dir, "snapshot", snap.Version(), "fingerprint", snap.Fingerprint())
 	logger.Info("building context", "purpose", req.Purpose, "targets", len(f.targets), "symbols", len(f.symbols),
 		"constraints", len(f.constraints), "format", *format)
 
 	start := time.Now()
-	now := clock()
-	w := workspace.Open(dir, workspace.Options{Now: now})
-	bopts := contextbuilder.Options{
-		CreatedAt: now().UTC(),
-		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
-			logger.Info("refreshing files changed on disk since indexing", "files", len(uris))
-			x.FilesChanged(ctx, uris)
-			return x.Snapshot()
-		},
-		Tokens:   tokens.NewCache(0),
-		Scans:    contextbuilder.NewScanCache(0),
-		Redactor: scanner,
-	}
 	var (
 		res    *contextbuilder.Result
 		prompt *workspace.PromptResult
 	)
 	if *format == outPrompt {
-		prompt, err = w.RenderPrompt(ctx, snap, req, *template, bopts)
+		prompt, err = svc.RenderPrompt(ctx, workspace.Caller{}, &workspace.PromptRequest{Request: *req, TemplateID: *template})
 	} else {
-		res, err = w.Build(ctx, snap, req, bopts)
+		res, err = svc.BuildContext(ctx, workspace.Caller{}, req)
 	}
-	var refusal *contextbuilder.Refusal
-	switch {
-	case errors.As(err, &refusal):
-		logger.Info("build refused", "code", refusal.Code, "elapsed", time.Since(start))
-		return printRefusal("build", refusal, stdout, stderr)
-	case errors.Is(err, contextbuilder.ErrInvalidRequest):
-		return fail(exitUsage, "%v", err)
-	case err != nil:
-		return fail(exitInternal, "%v", err)
-	case prompt != nil:
+	if err != nil {
+		switch f := workspace.Classify(err); f.Kind {
+		case workspace.FailRefused:
+			return printRefusal("build", f.Refusal, stdout, stderr)
+		case workspace.FailInvalid:
+			return fail(exitUsage, "%v", err)
+		default:
+			return fail(exitInternal, "%v", err)
+		}
+	}
+	if prompt != nil {
 		logger.Info("prompt rendered", "template_id", prompt.Prompt.TemplateID, "prompt_artifact", prompt.PromptArtifact, "total_tokens", prompt.Prompt.TokenCounts.Total, "elapsed", time.Since(start))
 		if err := writeJSON(stdout, prompt); err != nil {
 			return fail(exitInternal, "writing the output: %v", err)
 		}
 		return exitOK
-	case res == nil || res.Bundle == nil || res.Manifest == nil || res.RedactionReport == nil || res.BudgetReport == nil:
+	}
+	if res == nil || res.Bundle == nil || res.Manifest == nil || res.RedactionReport == nil || res.BudgetReport == nil {
 		return fail(exitInternal, "the context builder returned an incomplete result")
 	}
 	logBuilt(logger, res, time.Since(start))

@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace/policy"
@@ -60,7 +59,7 @@ var roots = []struct {
 	{"Execution", workspace.Execution{}},
 	{"Recorded", workspace.Recorded{}},
 	{"Report", workspace.Report{}},
-	{"IndexStatusResult", handlers.IndexStatusResult{}},
+	{"IndexStatusResult", workspace.IndexStatusResult{}},
 	{"Thread", ledger.Thread{}},
 }
 
@@ -263,12 +262,12 @@ func (m *model) typescript() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n// The wire contract of ctxd (docs/protocol.md, docs/schemas/) as the extension sees it.\n\n", header)
 	b.WriteString("/** The ctxd commands (workspace/executeCommand), by handler. */\nexport const Commands = {\n")
-	for _, c := range handlers.Commands {
+	for _, c := range workspace.Commands {
 		fmt.Fprintf(&b, "  %s: %q,\n", lowerFirst(strings.TrimPrefix(c.Name, "ctxd.")), c.Name)
 	}
 	b.WriteString("} as const;\n\n")
 	b.WriteString("/** Every command name, in the order the server advertises them. */\nexport const CommandNames = [")
-	for i, c := range handlers.Commands {
+	for i, c := range workspace.Commands {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -298,7 +297,7 @@ func (m *model) lua() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "-- %s\n-- The wire contract of ctxd (docs/protocol.md, docs/schemas/) as the plugin sees it.\nreturn {\n", header)
 	b.WriteString("  commands = {\n")
-	for _, c := range handlers.Commands {
+	for _, c := range workspace.Commands {
 		fmt.Fprintf(&b, "    %s = %q,\n", snake(strings.TrimPrefix(c.Name, "ctxd.")), c.Name)
 	}
 	b.WriteString("  },\n")

@@ -1,0 +1,82 @@
+package workspace
+
+import (
+	"context"
+
+	"github.com/ctxd/ctxd/index"
+)
+
+// ClientInfo is what the front end knows of the editor session that
+// ctxd.indexStatus reports.
+type ClientInfo struct {
+	// PositionEncoding is the negotiated position encoding ("utf-16"
+	// unless the client preferred another).
+	PositionEncoding string
+	// Folders are the session's workspace folders, sorted by URI.
+	Folders []Folder
+	// OpenDocuments lists the open editor buffers, sorted by URI.
+	OpenDocuments func() []OpenDocument
+}
+
+// Folder is one workspace folder of the editor.
+type Folder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// IndexStatusArgs is ctxd.indexStatus's optional argument.
+type IndexStatusArgs struct {
+	// Skipped asks for the list of skipped paths with their reasons.
+	Skipped bool `json:"skipped"`
+}
+
+// IndexStatusResult is the result of ctxd.indexStatus. Field names are
+// snake_case like every ctxd output. It never carries file contents.
+type IndexStatusResult struct {
+	Server           ServerInfo `json:"server"`
+	PositionEncoding string     `json:"position_encoding"`
+	// WorkspaceFolders is sorted by URI; empty, not null, when there are none.
+	WorkspaceFolders []Folder `json:"workspace_folders"`
+	// OpenDocuments is sorted by URI; empty, not null, when none are open.
+	OpenDocuments []OpenDocument `json:"open_documents"`
+	// Index summarizes the workspace index: state, snapshot version and
+	// fingerprint, files by language, symbols, skipped paths by reason.
+	Index index.Status `json:"index"`
+}
+
+// ServerInfo names the server and its version.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// OpenDocument describes one editor buffer by its metadata and fingerprint.
+type OpenDocument struct {
+	URI        string `json:"uri"`
+	LanguageID string `json:"language_id"`
+	Version    int32  `json:"version"`
+	ByteSize   int    `json:"byte_size"`
+	LineCount  int    `json:"line_count"`
+	SHA256     string `json:"sha256"`
+	Saved      bool   `json:"saved"`
+	OutOfSync  bool   `json:"out_of_sync"`
+}
+
+// IndexStatus is ctxd.indexStatus: the session, its open documents and
+// the index, from one snapshot.
+func (s *Service) IndexStatus(ctx context.Context, c Caller, a *IndexStatusArgs) (*IndexStatusResult, error) {
+	res := &IndexStatusResult{
+		Server:           ServerInfo{Name: "ctxd", Version: s.version},
+		PositionEncoding: c.Client.PositionEncoding,
+		WorkspaceFolders: c.Client.Folders,
+		OpenDocuments:    []OpenDocument{},
+		Index:            s.index.Status(a.Skipped),
+	}
+	if res.WorkspaceFolders == nil {
+		res.WorkspaceFolders = []Folder{}
+	}
+	if c.Client.OpenDocuments != nil {
+		res.OpenDocuments = append(res.OpenDocuments, c.Client.OpenDocuments()...)
+	}
+	return res, nil
+}
