@@ -68,16 +68,16 @@ var Commands = []Command{
 		false, "build_request.schema.json", "budget_result.schema.json", DecodeBuildRequest, (*Service).Budget),
 	declare("ctxd.renderPrompt",
 		"Render prompt: a build request plus an optional template_id gives a provider-ready ctxd.prompt.v1 ([system, user] messages from a template and the bundle) with token counts, stored as a hash-addressed artifact",
-		false, "build_request.schema.json", "render_prompt_result.schema.json", DecodePromptRequest, (*Service).RenderPrompt),
+		false, "render_prompt_request.schema.json", "render_prompt_result.schema.json", DecodePromptRequest, (*Service).RenderPrompt),
 	declare("ctxd.recordExecution",
 		"Record execution: {thread_id, turn_id, output} appends a model's output to the thread's ledger as an EXECUTION event; later builds reference it (execution:<turn_id>) as the previous attempt",
-		false, "", "record_execution_result.schema.json", decodeArgs[RecordExecutionArgs](false), (*Service).RecordExecution),
+		false, "record_execution_args.schema.json", "record_execution_result.schema.json", decodeArgs[RecordExecutionArgs](false), (*Service).RecordExecution),
 	declare("ctxd.verify",
 		"Verify: replay the workspace's ledger (stream or SQLite ledger mode), audit trail and artifacts, recomputing every digest; per-event ok or mismatch with the first differing field",
-		true, "", "verify_report.schema.json", decodeArgs[VerifyArgs](true), (*Service).Verify),
+		true, "verify_args.schema.json", "verify_report.schema.json", decodeArgs[VerifyArgs](true), (*Service).Verify),
 	declare("ctxd.indexStatus",
 		"Index status: server, position encoding, folders, open documents, and the index (files by language, symbols, skipped paths by reason, snapshot version and fingerprint, indexing state)",
-		true, "", "", decodeArgs[IndexStatusArgs](true), (*Service).IndexStatus),
+		true, "index_status_args.schema.json", "index_status_result.schema.json", decodeArgs[IndexStatusArgs](true), (*Service).IndexStatus),
 }
 
 // CommandNames returns the advertised command names.

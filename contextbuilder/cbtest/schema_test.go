@@ -184,13 +184,18 @@ func TestSchemasCompile(t *testing.T) {
 		"context_block.schema.json",
 		"context_bundle.schema.json",
 		"context_manifest.schema.json",
+		"index_status_args.schema.json",
+		"index_status_result.schema.json",
 		"manifest_result.schema.json",
 		"prompt.schema.json",
 		"prompt_template.schema.json",
+		"record_execution_args.schema.json",
 		"record_execution_result.schema.json",
 		"redaction_report.schema.json",
 		"refusal.schema.json",
+		"render_prompt_request.schema.json",
 		"render_prompt_result.schema.json",
+		"verify_args.schema.json",
 		"verify_report.schema.json",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {

@@ -15,6 +15,88 @@ export const Commands = {
 /** Every command name, in the order the server advertises them. */
 export const CommandNames = ["ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt", "ctxd.recordExecution", "ctxd.verify", "ctxd.indexStatus"] as const;
 
+/**
+ * Each command as the server declares it (workspace.Commands): its title, the
+ * interfaces of arguments[0] and of the result, whether arguments[0] may be
+ * absent or null, and the JSON Schemas of both under docs/schemas.
+ */
+export const CommandSpecs = [
+  {
+    name: "ctxd.buildContext",
+    title: "Build context: the bundle, manifest, redaction report and budget report for a build request (purpose, active file and selection, intent, plan step, constraints, model budget); refusals are error -32803 with the reason as data",
+    arg: "BuildRequest",
+    result: "BuildResult",
+    argOptional: false,
+    argSchema: "build_request.schema.json",
+    resultSchema: "build_result.schema.json",
+  },
+  {
+    name: "ctxd.manifest",
+    title: "Context manifest: what ctxd.buildContext would select (files with reasons, exclusions, fingerprints) and its redaction and budget reports, without block contents",
+    arg: "BuildRequest",
+    result: "ManifestResult",
+    argOptional: false,
+    argSchema: "build_request.schema.json",
+    resultSchema: "manifest_result.schema.json",
+  },
+  {
+    name: "ctxd.budget",
+    title: "Context budget: the budget report (estimated tokens against the soft and hard limits, decision) and counts of a build request, cheap enough for every edit",
+    arg: "BuildRequest",
+    result: "BudgetResult",
+    argOptional: false,
+    argSchema: "build_request.schema.json",
+    resultSchema: "budget_result.schema.json",
+  },
+  {
+    name: "ctxd.renderPrompt",
+    title: "Render prompt: a build request plus an optional template_id gives a provider-ready ctxd.prompt.v1 ([system, user] messages from a template and the bundle) with token counts, stored as a hash-addressed artifact",
+    arg: "PromptRequest",
+    result: "PromptResult",
+    argOptional: false,
+    argSchema: "render_prompt_request.schema.json",
+    resultSchema: "render_prompt_result.schema.json",
+  },
+  {
+    name: "ctxd.recordExecution",
+    title: "Record execution: {thread_id, turn_id, output} appends a model's output to the thread's ledger as an EXECUTION event; later builds reference it (execution:<turn_id>) as the previous attempt",
+    arg: "RecordExecutionArgs",
+    result: "Recorded",
+    argOptional: false,
+    argSchema: "record_execution_args.schema.json",
+    resultSchema: "record_execution_result.schema.json",
+  },
+  {
+    name: "ctxd.verify",
+    title: "Verify: replay the workspace's ledger (stream or SQLite ledger mode), audit trail and artifacts, recomputing every digest; per-event ok or mismatch with the first differing field",
+    arg: "VerifyArgs",
+    result: "Report",
+    argOptional: true,
+    argSchema: "verify_args.schema.json",
+    resultSchema: "verify_report.schema.json",
+  },
+  {
+    name: "ctxd.indexStatus",
+    title: "Index status: server, position encoding, folders, open documents, and the index (files by language, symbols, skipped paths by reason, snapshot version and fingerprint, indexing state)",
+    arg: "IndexStatusArgs",
+    result: "IndexStatusResult",
+    argOptional: true,
+    argSchema: "index_status_args.schema.json",
+    resultSchema: "index_status_result.schema.json",
+  },
+] as const;
+
+/** The argument (arguments[0]) and result types of each command, by name. */
+export interface CommandTypes {
+  "ctxd.buildContext": { arg: BuildRequest; result: BuildResult };
+  "ctxd.manifest": { arg: BuildRequest; result: ManifestResult };
+  "ctxd.budget": { arg: BuildRequest; result: BudgetResult };
+  "ctxd.renderPrompt": { arg: PromptRequest; result: PromptResult };
+  "ctxd.recordExecution": { arg: RecordExecutionArgs; result: Recorded };
+  "ctxd.verify": { arg?: VerifyArgs; result: Report };
+  "ctxd.indexStatus": { arg?: IndexStatusArgs; result: IndexStatusResult };
+}
+
 export const Purposes = ["intent", "plan", "diff"] as const;
 export type Purpose = (typeof Purposes)[number];
 
@@ -29,6 +111,15 @@ export type BlockType = (typeof BlockTypes)[number];
 
 export const RefusalCodes = ["REFUSE_CONTEXT_TOO_LARGE", "REFUSE_SECRET_RISK", "REFUSE_AMBIGUOUS_TARGET", "REFUSE_UNSUPPORTED_TARGET", "REFUSE_OUTSIDE_SANDBOX", "REFUSE_TARGET_NOT_FOUND", "context_policy_read_failed", "context_policy_invalid", "context_policy_override_invalid", "context_namespace_denied", "context_selection_exceeds_max_items", "context_selection_exceeds_max_bytes", "context_selection_exceeds_max_user_messages", "context_selection_failed", "prompt_build_failed", "prompt_write_failed", "REF_NOT_FOUND", "CROSS_THREAD_REF", "MAX_REFS_EXCEEDED", "EMPTY_REFS_DENIED"] as const;
 export type RefusalCode = (typeof RefusalCodes)[number];
+
+export const VerifyModes = ["stream", "ledger"] as const;
+export type VerifyMode = (typeof VerifyModes)[number];
+
+export const IndexStates = ["indexing", "ready", "failed"] as const;
+export type IndexState = (typeof IndexStates)[number];
+
+export const SkipReasons = ["deny_rule", "gitignore", "binary", "encoding", "too_large", "outside_sandbox", "unreadable", "duplicate"] as const;
+export type SkipReason = (typeof SkipReasons)[number];
 
 /** JSON-RPC error code of a refusal (RequestFailed); its data is a Refusal. */
 export const CodeRefused = -32803;
@@ -70,7 +161,7 @@ export interface Intent {
 
 export interface PlanStep {
   id: string;
-  text: string;
+  text?: string;
   target_files?: string[];
   target_symbols?: string[];
 }
@@ -99,6 +190,13 @@ export interface ModelRequest {
   max_output_tokens?: number;
   response_token_reserve?: number;
   soft_limit_threshold_pct?: number;
+}
+
+export interface Thread {
+  thread_id: string;
+  turn_id: string;
+  parent_turn_id?: string;
+  declared_refs?: string[];
 }
 
 export interface BuildResult {
@@ -222,21 +320,8 @@ export interface BudgetCounts {
   target_files: number;
 }
 
-export interface Refusal {
-  code: RefusalCode;
-  message: string;
-  advice: string;
-  budget_report?: BudgetReport;
-  redaction_report?: RedactionReport;
-  manifest?: Manifest;
-  candidates?: Candidate[];
-}
-
-export interface Candidate {
-  path: string;
-  symbol: string;
-  kind: string;
-  range: Range;
+export interface PromptRequest extends BuildRequest {
+  template_id?: string;
 }
 
 export interface PromptResult {
@@ -274,6 +359,10 @@ export interface TokenCounts {
   estimator: string;
 }
 
+export interface RecordExecutionArgs extends Execution {
+  workspace_folder?: string;
+}
+
 export interface Execution {
   thread_id: string;
   turn_id: string;
@@ -285,6 +374,11 @@ export interface Recorded {
   event_index: number;
   event_digest: string;
   output_digest: string;
+}
+
+export interface VerifyArgs {
+  mode?: VerifyMode;
+  workspace_folder?: string;
 }
 
 export interface Report {
@@ -311,6 +405,10 @@ export interface VerifyCheck {
   status: string;
   field?: string;
   message?: string;
+}
+
+export interface IndexStatusArgs {
+  skipped?: boolean;
 }
 
 export interface IndexStatusResult {
@@ -343,7 +441,7 @@ export interface OpenDocument {
 }
 
 export interface Status {
-  state: string;
+  state: IndexState;
   snapshot_version: number;
   project_index_fingerprint: string;
   index_format_version: number;
@@ -353,7 +451,7 @@ export interface Status {
 export interface RootStatus {
   uri: string;
   name: string;
-  state: string;
+  state: IndexState;
   error?: string;
   progress?: ScanProgress;
   fingerprint: string;
@@ -375,13 +473,23 @@ export interface ScanProgress {
 
 export interface Skipped {
   path: string;
-  reason: string;
+  reason: SkipReason;
   detail?: string;
 }
 
-export interface Thread {
-  thread_id: string;
-  turn_id: string;
-  parent_turn_id?: string;
-  declared_refs: string[];
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+  advice: string;
+  budget_report?: BudgetReport;
+  redaction_report?: RedactionReport;
+  manifest?: Manifest;
+  candidates?: Candidate[];
+}
+
+export interface Candidate {
+  path: string;
+  symbol: string;
+  kind: string;
+  range: Range;
 }
