@@ -117,13 +117,13 @@ func parseFixture(t testing.TB, name, text string) *syntax.File {
 		case "import":
 			imp := syntax.Import{Path: rest}
 			switch l {
-			case langGo, langJava:
+			case syntax.FamilyGo, syntax.FamilyJava:
 				imp.Kind = syntax.ImportPackage
-			case langJS, langPython:
+			case syntax.FamilyECMAScript, syntax.FamilyPython:
 				imp.Kind = syntax.ImportModule
-			case langCSharp:
+			case syntax.FamilyCSharp:
 				imp.Kind = syntax.ImportNamespace
-			case langC:
+			case syntax.FamilyC:
 				imp.Kind = syntax.ImportInclude
 				if strings.HasPrefix(rest, "<") {
 					imp.Path, imp.System = strings.Trim(rest, "<>"), true
@@ -170,22 +170,22 @@ func parseFixture(t testing.TB, name, text string) *syntax.File {
 
 func fixtureLanguage(name string) syntax.Language {
 	switch langOf(name, nil) {
-	case langGo:
+	case syntax.FamilyGo:
 		return syntax.Go
-	case langJS:
+	case syntax.FamilyECMAScript:
 		if isTSImporter(name) {
 			return syntax.TypeScript
 		}
 		return syntax.JavaScript
-	case langPython:
+	case syntax.FamilyPython:
 		return syntax.Python
-	case langJava:
+	case syntax.FamilyJava:
 		return syntax.Java
-	case langCSharp:
+	case syntax.FamilyCSharp:
 		return syntax.CSharp
-	case langRust:
+	case syntax.FamilyRust:
 		return syntax.Rust
-	case langC:
+	case syntax.FamilyC:
 		return syntax.C
 	}
 	return ""

@@ -9,7 +9,7 @@ import (
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
-func init() { registerResolver(langRust, resolveRust) }
+func init() { registerResolver(syntax.FamilyRust, resolveRust) }
 
 // rustMaxDepth bounds the `use` and `pub use` links followed to resolve one
 // name.
@@ -383,16 +383,14 @@ func (r *rsResolver) modules(n int32, segs []string) []rsModule {
 func (r *rsResolver) members(tl symLoc, name string, out []symLoc) []symLoc {
 	tf := r.v.file(tl.file)
 	ts := &tf.syn.Symbols[tl.sym]
-	switch ts.Kind {
-	case syntax.Struct, syntax.Enum, syntax.Interface, syntax.TypeAlias, syntax.Class:
-	default:
+	if !ts.Kind.IsType() {
 		return out
 	}
 	crate := rsInfo(r.v, tl.file, r.c)
 	start := len(out)
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
-		if t.lang != langRust {
+		if t.lang != syntax.FamilyRust {
 			return
 		}
 		s := &t.syn.Symbols[sym]
