@@ -64,13 +64,20 @@ func (s *memSource) remove(p string) {
 // A file without directives is a text file: no extraction.
 func workspace(t testing.TB, archive string) *memSource {
 	t.Helper()
-	src := newMemSource()
-	for _, f := range txtar.Parse([]byte(archive)).Files {
+	return sourceOf(txtar.Parse([]byte(archive)).Files, func(f txtar.File) *syntax.File {
 		if isConfigFixture(f.Name) {
-			src.set(f.Name, f.Data, nil)
-			continue
+			return nil
 		}
-		src.set(f.Name, f.Data, parseFixture(t, f.Name, string(f.Data)))
+		return parseFixture(t, f.Name, string(f.Data))
+	})
+}
+
+// sourceOf builds a source holding files, with the extraction extract
+// gives each (nil: a text file).
+func sourceOf(files []txtar.File, extract func(f txtar.File) *syntax.File) *memSource {
+	src := newMemSource()
+	for _, f := range files {
+		src.set(f.Name, f.Data, extract(f))
 	}
 	return src
 }
