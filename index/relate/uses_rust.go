@@ -87,7 +87,7 @@ func (r *rsResolver) recvTypes(n int32, recv string) []symLoc {
 	for _, fl := range fns {
 		ff := r.v.file(fl.file)
 		s := &ff.syn.Symbols[fl.sym]
-		if s.Kind != syntax.Function && s.Kind != syntax.Method {
+		if !s.Kind.IsCallable() { // Rust has no constructors
 			continue
 		}
 		typ := rustResultType(s.Type)
@@ -240,7 +240,7 @@ func (r *rsResolver) unqualified(n int32, name string, depth int) []symLoc {
 func rsItems(f *fileFacts, n int32, name, cont string) []symLoc {
 	var out []symLoc
 	for i, s := range f.syn.Symbols {
-		if s.Name == name && s.Container == cont && s.Kind != syntax.Namespace {
+		if s.Name == name && s.Container == cont && !s.Kind.IsScope() {
 			out = append(out, symLoc{file: n, sym: int32(i)})
 		}
 	}
