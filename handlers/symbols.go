@@ -11,7 +11,10 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// symbolKinds maps ctxd's symbol kinds onto LSP's.
+// symbolKinds maps ctxd's symbol kinds (every one of syntax.SymbolKinds)
+// onto LSP's. It is the handlers' own table rather than a kind set of
+// index/syntax, which knows nothing about LSP; lspKind's fallback covers a
+// kind added there without an entry here.
 var symbolKinds = map[syntax.SymbolKind]protocol.SymbolKind{
 	syntax.Function:    protocol.SymbolKindFunction,
 	syntax.Method:      protocol.SymbolKindMethod,

@@ -3,18 +3,14 @@ package index
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/ctxd/ctxd/index/indextest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden sections of testdata/*.txtar")
+var _ = indextest.UpdateFlag("the want.json sections of testdata/*.txtar")
 
 // goldenFile is what a golden archive records for one indexed file: its
 // symbols and every relation the ranker uses.
@@ -34,28 +30,11 @@ type goldenFile struct {
 // the symbols and relations of every file with the archive's want.json.
 // `go test ./index -run Golden -update` rewrites want.json; review the diff.
 func TestGoldenWorkspaces(t *testing.T) {
-	archives, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no golden archives: %v", err)
-	}
-	for _, name := range archives {
-		t.Run(strings.TrimSuffix(filepath.Base(name), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ws txtar.Archive
-			for _, f := range ar.Files {
-				if f.Name != "want.json" {
-					ws.Files = append(ws.Files, f)
-				}
-			}
-			dir := writeTree(t, string(txtar.Format(&ws)))
-			_, r := indexDir(t, dir, Options{})
-			got := goldenJSON(t, r)
-			indextest.CheckGolden(t, name, ar, "want.json", got, *update)
-		})
-	}
+	indextest.Goldens(t, "testdata/*.txtar", func(t *testing.T, g *indextest.Golden) {
+		dir := g.WriteTree(t, "want.json")
+		_, r := indexDir(t, dir, Options{})
+		g.Check(t, "want.json", goldenJSON(t, r))
+	})
 }
 
 func goldenJSON(t *testing.T, r *RootSnapshot) []byte {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
@@ -20,7 +17,7 @@ import (
 	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
-var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")
+var _ = indextest.UpdateFlag("the want.json sections of testdata/golden/*.txtar")
 
 // step is one operation of a golden session: "build" and "prompt" take a
 // build request (prompt also template_id), "record" an execution,
@@ -72,52 +69,31 @@ type eventSummary struct {
 // `go test ./workspace -run GoldenSessions -update`
 // rewrites want.json.
 func TestGoldenSessions(t *testing.T) {
-	archives, err := filepath.Glob("testdata/golden/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no golden archives: %v", err)
-	}
-	for _, name := range archives {
-		t.Run(strings.TrimSuffix(filepath.Base(name), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := runSession(t, ar)
-			indextest.CheckGolden(t, name, ar, "want.json", got, *update)
-		})
-	}
+	indextest.Goldens(t, "testdata/golden/*.txtar", func(t *testing.T, g *indextest.Golden) {
+		g.Check(t, "want.json", runSession(t, g))
+	})
 }
 
-func runSession(t *testing.T, ar *txtar.Archive) []byte {
+func runSession(t *testing.T, g *indextest.Golden) []byte {
 	t.Helper()
-	files := map[string]string{}
-	after := map[string]string{}
 	var steps []step
-	for _, f := range ar.Files {
+	for _, f := range g.Archive.Files {
 		switch {
 		case f.Name == "steps.json":
 			if err := json.Unmarshal(f.Data, &steps); err != nil {
 				t.Fatalf("steps.json: %v", err)
 			}
-		case f.Name == "want.json":
-		case strings.HasPrefix(f.Name, "ws/"):
-			files[strings.TrimPrefix(f.Name, "ws/")] = string(f.Data)
-		case strings.HasPrefix(f.Name, "after-setup/"):
-			after[strings.TrimPrefix(f.Name, "after-setup/")] = string(f.Data)
+		case f.Name == "want.json", strings.HasPrefix(f.Name, "ws/"), strings.HasPrefix(f.Name, "after-setup/"):
 		default:
 			t.Fatalf("unknown archive file %q", f.Name)
 		}
 	}
-	e := newEnv(t, files)
-	for p, c := range after {
-		full := filepath.Join(e.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	files := map[string]string{}
+	for _, f := range g.Under("ws") {
+		files[f.Name] = string(f.Data)
 	}
+	e := newEnv(t, files)
+	indextest.WriteFiles(t, e.dir, g.Under("after-setup"))
 	ctx := context.Background()
 	var out struct {
 		Steps  []outcome      `json:"steps"`

@@ -14,6 +14,8 @@
 //   - [Checker]: decides single paths against the files on disk, reading
 //     each directory's .gitignore lazily and caching it; [Kind] names the
 //     layer that decided.
+//   - [Glob]: one compiled wildmatch glob, the engine of every pattern,
+//     shared with workspace/policy's namespace globs.
 //
 // # Syntax
 //
@@ -42,6 +44,12 @@
 // Matching is byte-exact, except on macOS and Windows where, like git's
 // default core.ignorecase there, ASCII letters match either case. The deny
 // rules match case-insensitively everywhere.
+//
+// The glob engine alone, without the line syntax (comments, trailing
+// spaces, '!', the trailing '/', anchoring), is [Glob] ([CompileGlob]),
+// with [GlobOptions] for case folding and for matching characters rather
+// than bytes. workspace/policy matches its namespace globs with it; its
+// package comment lists where that dialect differs from gitignore's.
 //
 // # Precedence
 //

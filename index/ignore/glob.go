@@ -1,6 +1,9 @@
 package ignore
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // This file is ctxd's implementation of git's wildmatch semantics (the glob
 // dialect of .gitignore patterns). go-gitignore's regular-expression
@@ -9,6 +12,79 @@ import "strings"
 // backtracking with the same outcomes git reaches, including its
 // early-abort rules: they decide which alternatives git never tries, and
 // reproducing them keeps ctxd's answer identical to git's on every input.
+
+// GlobOptions select the variants of the wildmatch dialect a [Glob]
+// matches with.
+type GlobOptions struct {
+	// FoldCase makes ASCII letters match either case (git's
+	// core.ignorecase); other bytes and characters match exactly.
+	FoldCase bool
+	// Runes makes '?' and "[...]" match one UTF-8 encoded character instead
+	// of one byte: class members and range ends are characters ("[à-ü]"),
+	// and '*' and "**" grow by whole characters. A byte of the text that is
+	// not valid UTF-8 counts as one character, U+FFFD. Without Runes, as in
+	// git, "?" matches the first byte of "é" and leaves the second.
+	Runes bool
+}
+
+// Glob is one compiled wildmatch glob, matched against a whole
+// '/'-separated text: git's glob dialect as an ignore line uses it once
+// the line's own syntax is taken off (a leading '!' negation, a trailing
+// '/' for directories, the anchoring of a pattern with a '/', comments and
+// trailing spaces are [Rules]' business, not the Glob's). '*' and '?'
+// never match '/'; "**" crosses directories as a whole segment; a
+// backslash escapes the next byte; classes take ranges, negation with '!'
+// or '^' and [:name:] classes. The literal start of the glob is compared
+// before the rest is globbed, as git does, so "foo**/bar" matches
+// "foo/x/bar". The package comment lists every rule.
+//
+// workspace/policy matches its namespace globs with a Glob of characters
+// ([GlobOptions] Runes), after checking their stricter syntax.
+type Glob struct {
+	// head is the literal start, up to the first special character.
+	head string
+	fold bool
+	// g globs the rest; nil when the whole glob is literal.
+	g *glob
+}
+
+// CompileGlob compiles a wildmatch glob. ok is false when git could never
+// match it: a trailing lone backslash, an unterminated class or an unknown
+// [:name:] class.
+func CompileGlob(pattern string, opts GlobOptions) (g *Glob, ok bool) {
+	head, rest := splitHead(pattern)
+	g = &Glob{head: head, fold: opts.FoldCase}
+	if rest != "" {
+		if g.g, ok = compileGlobMode(rest, opts.FoldCase, opts.Runes); !ok {
+			return nil, false
+		}
+	}
+	return g, true
+}
+
+// Match reports whether the glob matches all of text. unsure reports that
+// matching ran out of its step budget (only crafted globs and texts do):
+// matched is then meaningless, and the caller decides, as ignore lines do,
+// which answer excludes.
+func (g *Glob) Match(text string) (matched, unsure bool) {
+	if len(text) < len(g.head) || !equalFold(text[:len(g.head)], g.head, g.fold) {
+		return false, false
+	}
+	if g.g == nil {
+		return len(text) == len(g.head), false
+	}
+	return g.g.match(text[len(g.head):])
+}
+
+// splitHead splits a glob into its literal start, up to git's first
+// special character, and the rest.
+func splitHead(s string) (head, rest string) {
+	n := 0
+	for n < len(s) && !isSpecial(s[n]) {
+		n++
+	}
+	return s[:n], s[n:]
+}
 
 // op is the kind of one glob token.
 type op uint8
@@ -33,8 +109,12 @@ type tok struct {
 	// zeroDirs marks an opStars written as "**/" (with an unescaped slash):
 	// it may also match no directory at all.
 	zeroDirs bool
-	// set holds the bytes an opClass accepts.
+	// set holds the bytes an opClass accepts; in a glob of characters
+	// (glob.runes) only its ASCII half is consulted.
 	set *byteSet
+	// wide holds the non-ASCII characters an opClass of a glob of
+	// characters accepts; nil in a glob of bytes.
+	wide *wideSet
 }
 
 // byteSet is a set of bytes.
@@ -43,11 +123,39 @@ type byteSet [4]uint64
 func (s *byteSet) add(c byte)      { s[c>>6] |= 1 << (c & 63) }
 func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
 
+// wideSet is the non-ASCII part of a class of characters: ranges of
+// characters (all of them at or above U+0080), possibly negated.
+type wideSet struct {
+	negate bool
+	ranges []runeRange
+}
+
+// runeRange is an inclusive range of characters.
+type runeRange struct{ lo, hi rune }
+
+func (w *wideSet) has(r rune) bool {
+	in := false
+	for _, rg := range w.ranges {
+		if rg.lo <= r && r <= rg.hi {
+			in = true
+			break
+		}
+	}
+	return in != w.negate
+}
+
 // glob is a compiled pattern tail (everything from the pattern's first
 // special character on; the literal head is compared separately).
 type glob struct {
 	toks []tok
 	fold bool
+	// runes makes '?' and classes match one UTF-8 encoded character
+	// instead of one byte, and stars advance by characters (see
+	// GlobOptions.Runes).
+	runes bool
+	// varWidth reports a glob of characters with a '?' or a class: its
+	// text is then not of a fixed length even without stars.
+	varWidth bool
 	// minLen is the number of bytes the glob needs at least: every token
 	// but the stars consumes exactly one byte.
 	minLen int
@@ -74,7 +182,13 @@ func isSpecial(c byte) bool {
 // aborts whenever its matcher reaches such a spot, and no match can avoid
 // reaching it.
 func compileGlob(s string, fold bool) (g *glob, ok bool) {
-	g = &glob{fold: fold}
+	return compileGlobMode(s, fold, false)
+}
+
+// compileGlobMode is compileGlob, for a glob of characters when runes is
+// set (see GlobOptions.Runes).
+func compileGlobMode(s string, fold, runes bool) (g *glob, ok bool) {
+	g = &glob{fold: fold, runes: runes}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch c {
@@ -88,11 +202,11 @@ func compileGlob(s string, fold bool) (g *glob, ok bool) {
 			g.toks = append(g.toks, tok{op: opAny})
 			i++
 		case '[':
-			set, n, ok := parseClass(s[i:], fold)
+			set, wide, n, ok := parseClass(s[i:], fold, runes)
 			if !ok {
 				return nil, false
 			}
-			g.toks = append(g.toks, tok{op: opClass, set: set})
+			g.toks = append(g.toks, tok{op: opClass, set: set, wide: wide})
 			i += n
 		case '*':
 			j := i
@@ -118,6 +232,10 @@ func compileGlob(s string, fold bool) (g *glob, ok bool) {
 		}
 	}
 	for k, t := range g.toks {
+		if runes && (t.op == opAny || t.op == opClass) {
+			// One character, one to four bytes: minLen stays a lower bound.
+			g.varWidth = true
+		}
 		switch {
 		case t.op == opStar || t.op == opStars:
 			g.stars = true
@@ -165,8 +283,32 @@ func compileGlob(s string, fold bool) (g *glob, ok bool) {
 // right after a range; an escaped byte is literal and may start or end a
 // range; "[:" without a closing ":]" makes '[' an ordinary member; an
 // unknown [:name:] or a missing ']' makes the whole pattern unmatchable.
-func parseClass(s string, fold bool) (set *byteSet, n int, ok bool) {
+// With runes set, members and range ends are UTF-8 encoded characters (an
+// invalid byte reads as U+FFFD); the ASCII members go to set and the
+// others to wide.
+func parseClass(s string, fold, runes bool) (set *byteSet, wide *wideSet, n int, ok bool) {
 	var in byteSet
+	var ranges []runeRange
+	// add adds the members lo to hi; a reversed range adds nothing.
+	add := func(lo, hi rune) {
+		last := rune(0xff)
+		if runes {
+			last = 0x7f
+		}
+		for b := lo; b <= hi && b <= last; b++ {
+			in.add(byte(b))
+		}
+		if runes && hi >= 0x80 && lo <= hi {
+			ranges = append(ranges, runeRange{max(lo, 0x80), hi})
+		}
+	}
+	// read returns the member at s[i] and its length.
+	read := func(i int) (rune, int) {
+		if runes && s[i] >= utf8.RuneSelf {
+			return utf8.DecodeRuneInString(s[i:])
+		}
+		return rune(s[i]), 1
+	}
 	i := 1
 	negated := false
 	if i < len(s) && (s[i] == '!' || s[i] == '^') {
@@ -175,12 +317,12 @@ func parseClass(s string, fold bool) (set *byteSet, n int, ok bool) {
 	}
 	// prev is the last single member, the possible start of a range; -1
 	// after a range or a named class, which cannot start one.
-	prev := -1
+	prev := rune(-1)
 	for first := true; ; first = false {
 		if i >= len(s) {
-			return nil, 0, false
+			return nil, nil, 0, false
 		}
-		c := s[i]
+		c, w := read(i)
 		if c == ']' && !first {
 			break
 		}
@@ -188,47 +330,47 @@ func parseClass(s string, fold bool) (set *byteSet, n int, ok bool) {
 		case c == '\\':
 			i++
 			if i >= len(s) {
-				return nil, 0, false
+				return nil, nil, 0, false
 			}
-			in.add(s[i])
-			prev = int(s[i])
+			c, w = read(i)
+			add(c, c)
+			prev = c
 		case c == '-' && prev >= 0 && i+1 < len(s) && s[i+1] != ']':
 			i++
-			hi := s[i]
+			hi, hw := read(i)
 			if hi == '\\' {
 				i++
 				if i >= len(s) {
-					return nil, 0, false
+					return nil, nil, 0, false
 				}
-				hi = s[i]
+				hi, hw = read(i)
 			}
-			for b := prev; b <= int(hi); b++ {
-				in.add(byte(b))
-			}
+			w = hw
+			add(prev, hi)
 			prev = -1
 		case c == '[' && i+1 < len(s) && s[i+1] == ':':
 			end := strings.IndexByte(s[i+2:], ']')
 			if end < 0 {
-				return nil, 0, false
+				return nil, nil, 0, false
 			}
 			end += i + 2
 			if end-(i+2) < 1 || s[end-1] != ':' {
 				// Not a named class: '[' is a member and scanning goes on
 				// with the ':' after it.
-				in.add('[')
+				add('[', '[')
 				prev = '['
 				break
 			}
 			if !addNamedClass(&in, s[i+2:end-1]) {
-				return nil, 0, false
+				return nil, nil, 0, false
 			}
 			prev = -1
 			i = end
 		default:
-			in.add(c)
-			prev = int(c)
+			add(c, c)
+			prev = c
 		}
-		i++
+		i += w
 	}
 	if fold {
 		for b := 'a'; b <= 'z'; b++ {
@@ -244,7 +386,10 @@ func parseClass(s string, fold bool) (set *byteSet, n int, ok bool) {
 			set.add(byte(b))
 		}
 	}
-	return set, i + 1, true
+	if runes {
+		wide = &wideSet{negate: negated, ranges: ranges}
+	}
+	return set, wide, i + 1, true
 }
 
 // addNamedClass adds the members of a POSIX class as git's locale-free
@@ -338,7 +483,7 @@ type matcher struct {
 // match reports whether the glob matches all of text. unsure reports that
 // the step limit was reached and matched is meaningless.
 func (g *glob) match(text string) (matched, unsure bool) {
-	if len(text) < g.minLen || (!g.stars && len(text) != g.minLen) {
+	if len(text) < g.minLen || (!g.stars && !g.varWidth && len(text) != g.minLen) {
 		return false, false
 	}
 	if g.tail != "" && !hasSuffixFold(text, g.tail, g.fold) {
@@ -401,10 +546,22 @@ func (m *matcher) step(pi, ti int) int {
 			if c == '/' {
 				return resNoMatch
 			}
+			if m.g.runes && c >= utf8.RuneSelf {
+				_, w := utf8.DecodeRuneInString(text[ti:])
+				ti += w - 1
+			}
 		case opClass:
-			if !t.set.has(c) {
+			if !m.g.runes || c < utf8.RuneSelf {
+				if !t.set.has(c) {
+					return resNoMatch
+				}
+				break
+			}
+			r, w := utf8.DecodeRuneInString(text[ti:])
+			if !t.wide.has(r) {
 				return resNoMatch
 			}
+			ti += w - 1
 		}
 	}
 	if ti == len(text) {
@@ -461,9 +618,22 @@ func (m *matcher) star(pi, ti int) int {
 		} else if !crosses && text[ti] == '/' {
 			return resAbortToStars
 		}
-		ti++
+		ti += m.width(ti)
 	}
 	return resAbortAll
+}
+
+// width returns the length of the byte, or in a glob of characters the
+// character, at text[ti]: the step by which a star grows. The literal a
+// star skips to always starts a character (it starts one in the pattern,
+// and UTF-8 lead bytes are never continuation bytes), so a star of a glob
+// of characters only ever stops between characters.
+func (m *matcher) width(ti int) int {
+	if !m.g.runes || m.text[ti] < utf8.RuneSelf {
+		return 1
+	}
+	_, w := utf8.DecodeRuneInString(m.text[ti:])
+	return w
 }
 
 // hasSuffixFold reports whether s ends with suffix (already folded when

@@ -249,17 +249,13 @@ func compilePattern(text string, fold bool) (p pattern, ok bool) {
 	if s == "" {
 		return p, false
 	}
-	n := 0
-	for n < len(s) && !isSpecial(s[n]) {
-		n++
-	}
-	p.head, s = s[:n], s[n:]
+	p.head, s = splitHead(s)
 	switch {
 	case s == "":
 		p.kind = kindExact
 	case s == "*":
 		p.kind = kindPrefix
-	case n == 0 && len(s) > 1 && s[0] == '*' && !strings.ContainsAny(s[1:], `*?[\`):
+	case p.head == "" && len(s) > 1 && s[0] == '*' && !strings.ContainsAny(s[1:], `*?[\`):
 		p.kind = kindSuffix
 		p.tail = s[1:]
 	default:

@@ -69,7 +69,7 @@ type extraBase struct {
 // is computed once per version of the file and shared between graphs.
 type fileFacts struct {
 	path, dir string
-	lang      lang
+	lang      syntax.Family
 	syn       *syntax.File // nil for files without symbols
 	tsFirst   bool         // a TypeScript importer
 	goTest    bool         // a _test.go file
@@ -84,21 +84,21 @@ type fileFacts struct {
 
 func newFacts(p string, syn *syntax.File, e *env) *fileFacts {
 	f := &fileFacts{path: p, dir: dirOf(p), syn: syn, lang: langOf(p, syn)}
-	f.tsFirst = f.lang == langJS && isTSImporter(p)
-	if f.lang == langGo {
+	f.tsFirst = f.lang == syntax.FamilyECMAScript && isTSImporter(p)
+	if f.lang == syntax.FamilyGo {
 		f.goTest = strings.HasSuffix(p, "_test.go")
 		f.goOff = !e.goPlat.builds(p, nil)
 	}
 	if syn == nil {
 		return f
 	}
-	if f.lang == langGo {
+	if f.lang == syntax.FamilyGo {
 		f.goPkg = syn.Package
 		f.goOff = !e.goPlat.builds(p, goExpr(syn.Constraint))
 	}
-	typeFilters := f.lang == langJava || f.lang == langCSharp || f.lang == langC
+	typeFilters := f.lang == syntax.FamilyJava || f.lang == syntax.FamilyCSharp || f.lang == syntax.FamilyC
 	for i, s := range syn.Symbols {
-		if typeFilters && isTypeKind(s.Kind) {
+		if typeFilters && s.Kind.IsType() {
 			f.typeNames = append(f.typeNames, s.Name)
 			if s.Container == "" {
 				f.topTypes = append(f.topTypes, s.Name)
@@ -201,30 +201,30 @@ func (e *env) request(f *fileFacts, imp syntax.Import, c *reqCtx) request {
 	if !c.done {
 		c.done = true
 		switch f.lang {
-		case langGo:
+		case syntax.FamilyGo:
 			c.modDir, c.mod, c.hasMod = e.nearestGoMod(f.dir)
-		case langJS:
+		case syntax.FamilyECMAScript:
 			c.ts = e.nearestTS(f.dir)
-		case langRust:
+		case syntax.FamilyRust:
 			c.crate, c.inCrate = e.crateOf(f)
 			c.libs = e.libs
 			c.rsDir = rustModuleDir(f, c.crate, c.inCrate)
 		}
 	}
 	switch f.lang {
-	case langGo:
+	case syntax.FamilyGo:
 		return e.goRequest(f, imp.Path, c)
-	case langJS:
+	case syntax.FamilyECMAScript:
 		return e.jsRequestFor(f, imp.Path, c.ts)
-	case langPython:
+	case syntax.FamilyPython:
 		return pyRequest(f, imp.Path)
-	case langJava:
+	case syntax.FamilyJava:
 		return javaRequest(imp.Path)
-	case langCSharp:
+	case syntax.FamilyCSharp:
 		return nsRequest(imp.Path)
-	case langRust:
+	case syntax.FamilyRust:
 		return rustRequest(f, imp, c)
-	case langC:
+	case syntax.FamilyC:
 		if imp.Kind == syntax.ImportNamespace {
 			return nsRequest(imp.Path)
 		}

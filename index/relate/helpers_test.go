@@ -64,13 +64,20 @@ func (s *memSource) remove(p string) {
 // A file without directives is a text file: no extraction.
 func workspace(t testing.TB, archive string) *memSource {
 	t.Helper()
-	src := newMemSource()
-	for _, f := range txtar.Parse([]byte(archive)).Files {
+	return sourceOf(txtar.Parse([]byte(archive)).Files, func(f txtar.File) *syntax.File {
 		if isConfigFixture(f.Name) {
-			src.set(f.Name, f.Data, nil)
-			continue
+			return nil
 		}
-		src.set(f.Name, f.Data, parseFixture(t, f.Name, string(f.Data)))
+		return parseFixture(t, f.Name, string(f.Data))
+	})
+}
+
+// sourceOf builds a source holding files, with the extraction extract
+// gives each (nil: a text file).
+func sourceOf(files []txtar.File, extract func(f txtar.File) *syntax.File) *memSource {
+	src := newMemSource()
+	for _, f := range files {
+		src.set(f.Name, f.Data, extract(f))
 	}
 	return src
 }
@@ -117,13 +124,13 @@ func parseFixture(t testing.TB, name, text string) *syntax.File {
 		case "import":
 			imp := syntax.Import{Path: rest}
 			switch l {
-			case langGo, langJava:
+			case syntax.FamilyGo, syntax.FamilyJava:
 				imp.Kind = syntax.ImportPackage
-			case langJS, langPython:
+			case syntax.FamilyECMAScript, syntax.FamilyPython:
 				imp.Kind = syntax.ImportModule
-			case langCSharp:
+			case syntax.FamilyCSharp:
 				imp.Kind = syntax.ImportNamespace
-			case langC:
+			case syntax.FamilyC:
 				imp.Kind = syntax.ImportInclude
 				if strings.HasPrefix(rest, "<") {
 					imp.Path, imp.System = strings.Trim(rest, "<>"), true
@@ -170,22 +177,22 @@ func parseFixture(t testing.TB, name, text string) *syntax.File {
 
 func fixtureLanguage(name string) syntax.Language {
 	switch langOf(name, nil) {
-	case langGo:
+	case syntax.FamilyGo:
 		return syntax.Go
-	case langJS:
+	case syntax.FamilyECMAScript:
 		if isTSImporter(name) {
 			return syntax.TypeScript
 		}
 		return syntax.JavaScript
-	case langPython:
+	case syntax.FamilyPython:
 		return syntax.Python
-	case langJava:
+	case syntax.FamilyJava:
 		return syntax.Java
-	case langCSharp:
+	case syntax.FamilyCSharp:
 		return syntax.CSharp
-	case langRust:
+	case syntax.FamilyRust:
 		return syntax.Rust
-	case langC:
+	case syntax.FamilyC:
 		return syntax.C
 	}
 	return ""

@@ -207,7 +207,7 @@ func (h *hopper) step(frontier []int32, d int32) []int32 {
 		if f.syn != nil {
 			for _, s := range f.syn.Symbols {
 				h.refs(s.Name)
-				if isTypeKind(s.Kind) {
+				if s.Kind.IsType() {
 					typeNames[s.Name] = true
 				}
 			}
@@ -328,7 +328,7 @@ func (h *hopper) touches(u int32) bool {
 		}
 	}
 	for _, s := range f.syn.Symbols {
-		if !isTypeKind(s.Kind) {
+		if !s.Kind.IsType() {
 			continue
 		}
 		hit := false

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strings"
 	"sync"
+
+	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // symLoc locates a symbol: a file id of an index and an index into the
@@ -176,17 +178,17 @@ func buildIndex(files []*fileFacts, refs, syms func(ix *index)) *index {
 				ix.baseUses[x.name] = append(ix.baseUses[x.name], baseUse{id, x.sym, x.base})
 			}
 			switch f.lang {
-			case langJava:
+			case syntax.FamilyJava:
 				if f.syn.Package != "" {
 					ix.javaPkgs[f.syn.Package] = append(ix.javaPkgs[f.syn.Package], id)
 				}
-			case langCSharp, langC:
+			case syntax.FamilyCSharp, syntax.FamilyC:
 				for _, ns := range f.syn.Namespaces {
 					ix.namespaces[ns] = append(ix.namespaces[ns], id)
 				}
 			}
 		}
-		if f.lang == langGo {
+		if f.lang == syntax.FamilyGo {
 			ix.goDirs[f.dir] = append(ix.goDirs[f.dir], id)
 		}
 		if strings.HasSuffix(f.path, ".csproj") || strings.HasSuffix(f.path, ".sln") {

@@ -7,72 +7,28 @@ import (
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
-// lang is the resolver family of a file: each family has its own import
-// rules and config files. TypeScript and JavaScript share one family, as do
-// C and C++.
-type lang uint8
-
-const (
-	langNone lang = iota
-	langGo
-	langJS
-	langPython
-	langJava
-	langCSharp
-	langRust
-	langC
-)
-
-// extLang decides a file's family by extension. It deliberately does not use
-// the parser's language table: the family must be known for files without
-// symbols too (a header that failed to parse still has config files).
-var extLang = map[string]lang{
-	".go": langGo,
-	".ts": langJS, ".tsx": langJS, ".js": langJS, ".jsx": langJS,
-	".mjs": langJS, ".cjs": langJS, ".mts": langJS, ".cts": langJS,
-	".py": langPython, ".pyi": langPython,
-	".java": langJava,
-	".cs":   langCSharp,
-	".rs":   langRust,
-	".c":    langC, ".h": langC, ".cc": langC, ".cpp": langC, ".cxx": langC, ".c++": langC,
-	".hh": langC, ".hpp": langC, ".hxx": langC, ".h++": langC, ".inl": langC, ".ipp": langC,
-}
-
-// syntaxLang maps the parser's language for a file whose extension is not in
-// extLang (a shebang script, say).
-var syntaxLang = map[syntax.Language]lang{
-	syntax.Go: langGo, syntax.TypeScript: langJS, syntax.TSX: langJS, syntax.JavaScript: langJS,
-	syntax.Python: langPython, syntax.Java: langJava, syntax.CSharp: langCSharp,
-	syntax.Rust: langRust, syntax.C: langC, syntax.CPP: langC,
-}
-
-func langOf(p string, syn *syntax.File) lang {
-	if l, ok := extLang[strings.ToLower(path.Ext(p))]; ok {
+// langOf returns the family of a file, which selects its resolver, import
+// rules and config files: syntax.FamilyForPath of its extension first,
+// because the family must be known for files without symbols too (a header
+// that failed to parse, an upper-case extension or an ".inl" file indexed
+// as text still has config files), else the family of the language it was
+// parsed as.
+func langOf(p string, syn *syntax.File) syntax.Family {
+	if l := syntax.FamilyForPath(p); l != syntax.FamilyNone {
 		return l
 	}
 	if syn != nil {
-		return syntaxLang[syn.Language]
+		return syntax.FamilyOf(syn.Language)
 	}
-	return langNone
+	return syntax.FamilyNone
 }
 
-// isTSImporter reports whether a JS-family file is TypeScript, which decides
-// whether "./x.js" prefers x.ts (TypeScript's ESM convention) or x.js.
+// isTSImporter reports whether an ECMAScript-family file is TypeScript,
+// which decides whether "./x.js" prefers x.ts (TypeScript's ESM
+// convention) or x.js.
 func isTSImporter(p string) bool {
-	switch path.Ext(p) {
-	case ".ts", ".tsx", ".mts", ".cts":
-		return true
-	}
-	return false
-}
-
-// isTypeKind reports whether a symbol kind can be a base type.
-func isTypeKind(k syntax.SymbolKind) bool {
-	switch k {
-	case syntax.Class, syntax.Interface, syntax.Struct, syntax.Enum, syntax.TypeAlias:
-		return true
-	}
-	return false
+	l := syntax.LanguageForPath(p)
+	return l == syntax.TypeScript || l == syntax.TSX
 }
 
 // dirOf returns the directory of a slash path relative to the root: "" for

@@ -201,7 +201,7 @@ func (v *view) baseCandidates(base string, cache map[string]*baseCands) *baseCan
 	c := &baseCands{}
 	if name != "" {
 		v.eachSym(name, func(n, s int32) {
-			if isTypeKind(v.file(n).syn.Symbols[s].Kind) {
+			if v.file(n).syn.Symbols[s].Kind.IsType() {
 				c.locs = append(c.locs, symLoc{n, s})
 			}
 		})
@@ -255,7 +255,7 @@ func (v *view) resolveBase(f *fileFacts, self, sym int32, base string, imps **im
 	}
 	local := func(l symLoc) bool { return samePackage(f, v.file(l.file)) }
 	tiers := []func(symLoc) bool{inFile, imported, local}
-	if f.lang == langGo && !c.qualified {
+	if f.lang == syntax.FamilyGo && !c.qualified {
 		// An unqualified Go base is declared in the package itself:
 		// imported names are always qualified.
 		tiers = []func(symLoc) bool{inFile, local, imported}
@@ -330,7 +330,7 @@ func samePackage(f, t *fileFacts) bool {
 	if f.syn == nil || t.syn == nil {
 		return false
 	}
-	if f.lang == langJava && t.lang == langJava && f.syn.Package != "" && f.syn.Package == t.syn.Package {
+	if f.lang == syntax.FamilyJava && t.lang == syntax.FamilyJava && f.syn.Package != "" && f.syn.Package == t.syn.Package {
 		return true
 	}
 	a, b := f.syn.Namespaces, t.syn.Namespaces
@@ -402,13 +402,13 @@ func (v *view) referrers(names []string, skip int32) []string {
 
 // configNames are the config and build files of each language family, in
 // the order they are listed when found in the same directory.
-var configNames = map[lang][]string{
-	langGo:     {"go.mod", "go.work"},
-	langJS:     {"package.json", "tsconfig.json", "jsconfig.json"},
-	langPython: {"pyproject.toml", "setup.cfg", "setup.py", "requirements.txt"},
-	langJava:   {"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
-	langRust:   {"Cargo.toml"},
-	langC:      {"CMakeLists.txt", "Makefile", "meson.build"},
+var configNames = map[syntax.Family][]string{
+	syntax.FamilyGo:         {"go.mod", "go.work"},
+	syntax.FamilyECMAScript: {"package.json", "tsconfig.json", "jsconfig.json"},
+	syntax.FamilyPython:     {"pyproject.toml", "setup.cfg", "setup.py", "requirements.txt"},
+	syntax.FamilyJava:       {"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
+	syntax.FamilyRust:       {"Cargo.toml"},
+	syntax.FamilyC:          {"CMakeLists.txt", "Makefile", "meson.build"},
 }
 
 // ConfigFiles returns the config and build files relevant to path's
@@ -428,7 +428,7 @@ func (g *Graph) ConfigFiles(path string) []string {
 	}
 	v := g.view()
 	f := v.facts(path)
-	if f == nil || f.lang == langNone {
+	if f == nil || f.lang == syntax.FamilyNone {
 		return nil
 	}
 	names := configNames[f.lang]
@@ -447,7 +447,7 @@ func (g *Graph) ConfigFiles(path string) []string {
 				add(join(d, name))
 			}
 		}
-		if f.lang == langCSharp {
+		if f.lang == syntax.FamilyCSharp {
 			var projs, slns []string
 			v.list(func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
 				p := v.file(n).path

@@ -3,6 +3,8 @@ package relate
 import (
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // resolve appends to out the ids of the files request r of f resolves to,
@@ -86,23 +88,23 @@ func contains(sorted []string, s string) bool {
 func (v *view) reverseKeys(t *fileFacts) []string {
 	p := t.path
 	keys := []string{"p:" + p}
-	if t.lang == langGo {
+	if t.lang == syntax.FamilyGo {
 		keys = append(keys, "go:"+t.dir)
 	}
 	for _, b := range v.jsReverseBases(p) {
 		keys = append(keys, "js:"+b)
 	}
 	if t.syn != nil {
-		if t.lang == langJava && t.syn.Package != "" {
+		if t.lang == syntax.FamilyJava && t.syn.Package != "" {
 			keys = append(keys, "jp:"+t.syn.Package)
 		}
-		if t.lang == langCSharp || t.lang == langC {
+		if t.lang == syntax.FamilyCSharp || t.lang == syntax.FamilyC {
 			for _, ns := range t.syn.Namespaces {
 				keys = append(keys, "ns:"+ns)
 			}
 		}
 	}
-	if t.lang == langPython {
+	if t.lang == syntax.FamilyPython {
 		name := baseOf(p)
 		mp := strings.TrimSuffix(strings.TrimSuffix(p, ".py"), ".pyi")
 		if name == "__init__.py" {

@@ -1,6 +1,10 @@
 package relate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
 
 // goRequest: the directories an import path may name, in order:
 //
@@ -80,7 +84,7 @@ func (v *view) goPackage(f *fileFacts, dir string, out []int32) []int32 {
 			hasLib = true
 		}
 	})
-	testing := f.lang == langGo && f.goTest && f.dir == dir
+	testing := f.lang == syntax.FamilyGo && f.goTest && f.dir == dir
 	v.list(get, func(n int32) {
 		t := v.file(n)
 		switch {

@@ -117,22 +117,22 @@ func randomSyntax(r *rand.Rand, ff fuzzFile) *syntax.File {
 		spec := pick(r, ff.imports)
 		imp := syntax.Import{Path: spec}
 		switch l := langOf(ff.path, nil); {
-		case l == langRust:
+		case l == syntax.FamilyRust:
 			word, rest, _ := strings.Cut(spec, " ")
 			imp.Path, imp.Kind = rest, syntax.ImportUse
 			if word == "mod" {
 				imp.Kind = syntax.ImportMod
 			}
-		case l == langC && strings.HasPrefix(spec, "using "):
+		case l == syntax.FamilyC && strings.HasPrefix(spec, "using "):
 			imp.Path, imp.Kind = strings.TrimPrefix(spec, "using "), syntax.ImportNamespace
-		case l == langC:
+		case l == syntax.FamilyC:
 			imp.Kind = syntax.ImportInclude
 			if strings.HasPrefix(spec, "<") {
 				imp.Path, imp.System = strings.Trim(spec, "<>"), true
 			}
-		case l == langGo || l == langJava:
+		case l == syntax.FamilyGo || l == syntax.FamilyJava:
 			imp.Kind = syntax.ImportPackage
-		case l == langCSharp:
+		case l == syntax.FamilyCSharp:
 			imp.Kind = syntax.ImportNamespace
 		default:
 			imp.Kind = syntax.ImportModule
@@ -142,7 +142,7 @@ func randomSyntax(r *rand.Rand, ff fuzzFile) *syntax.File {
 	for range r.IntN(5) {
 		kind := pick(r, fuzzKinds)
 		s := syntax.Symbol{Kind: kind, Name: pick(r, fuzzNames)}
-		if isTypeKind(kind) || kind == syntax.Constructor {
+		if kind.IsType() || kind == syntax.Constructor {
 			s.Name = pick(r, fuzzTypes)
 		}
 		s.QualifiedName = s.Name

@@ -14,20 +14,20 @@ import (
 // modify f or the view; c caches per-query work for f.
 type useResolver func(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc
 
-var useResolvers = map[lang]useResolver{}
+var useResolvers = map[syntax.Family]useResolver{}
 
 // registerResolver installs the use resolver of a language family.
-func registerResolver(l lang, r useResolver) { useResolvers[l] = r }
+func registerResolver(l syntax.Family, r useResolver) { useResolvers[l] = r }
 
 // A userFilter decides whether file f may be a user of target t (Go: f
 // builds for t's platform) and may prepare c for resolving f's uses.
 type userFilter func(v *view, t, f *fileFacts, c *useCtx) bool
 
-var userFilters = map[lang]userFilter{}
+var userFilters = map[syntax.Family]userFilter{}
 
 // registerUserFilter installs the user filter of a target's language
 // family.
-func registerUserFilter(l lang, fn userFilter) { userFilters[l] = fn }
+func registerUserFilter(l syntax.Family, fn userFilter) { userFilters[l] = fn }
 
 // A userAliases hook returns, for the target self of Users and the names of
 // its given symbols, the other names they are exported under (TypeScript
@@ -35,7 +35,7 @@ func registerUserFilter(l lang, fn userFilter) { userFilters[l] = fn }
 // whose importers are candidate users too).
 type userAliases func(v *view, self int32, names []string) (more []string, proxies []int32)
 
-var userAliasHooks = map[lang]userAliases{}
+var userAliasHooks = map[syntax.Family]userAliases{}
 
 // useCtx caches what resolving several uses of one file computes once: the
 // files it imports, and whatever a language's resolver keeps (keyed by a
@@ -254,7 +254,7 @@ func fallbackResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symL
 		_, imported := slices.BinarySearch(imps, n)
 		switch {
 		case n == self, imported:
-		case (f.lang == langGo || f.lang == langJava) && t.lang == f.lang && samePackage(f, t):
+		case f.lang.SamePackageVisible() && t.lang == f.lang && samePackage(f, t):
 		default:
 			return
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
-func init() { registerResolver(langC, resolveC) }
+func init() { registerResolver(syntax.FamilyC, resolveC) }
 
 // cIncludeDepth bounds the #include chains followed from a file.
 const cIncludeDepth = 8

@@ -13,7 +13,7 @@ import (
 // uses with a receiver expression; this file resolves them through the
 // namespaces, usings, aliases and types of the workspace.
 
-func init() { registerResolver(langCSharp, csharpResolve) }
+func init() { registerResolver(syntax.FamilyCSharp, csharpResolve) }
 
 // csScope is what the using directives and namespaces of one file make
 // visible.
@@ -96,7 +96,7 @@ func (r *csRes) extensionMethods(sc *csScope, name string) []symLoc {
 	var out []symLoc
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
-		if t.lang != langCSharp || t.syn == nil {
+		if t.lang != syntax.FamilyCSharp || t.syn == nil {
 			return
 		}
 		s := &t.syn.Symbols[sym]
@@ -213,7 +213,7 @@ func (r *csRes) globalUsings(f *fileFacts) []syntax.Binding {
 				continue
 			}
 			g := r.v.file(n)
-			if g == nil || g.lang != langCSharp || g.syn == nil {
+			if g == nil || g.lang != syntax.FamilyCSharp || g.syn == nil {
 				continue
 			}
 			for _, b := range g.syn.Bindings {
@@ -252,11 +252,11 @@ func (r *csRes) splitKey(key string) (pkg, qn string) {
 	return "", key
 }
 
-func (r *csRes) lang() lang {
+func (r *csRes) lang() syntax.Family {
 	if r.java {
-		return langJava
+		return syntax.FamilyJava
 	}
-	return langCSharp
+	return syntax.FamilyCSharp
 }
 
 // typesNamed returns the type symbols whose key is key: every part of a
@@ -274,7 +274,7 @@ func (r *csRes) typesNamed(key string) []symLoc {
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
 		s := &t.syn.Symbols[sym]
-		if t.lang == r.lang() && isTypeKind(s.Kind) && s.QualifiedName == qn && t.syn.Package == pkg {
+		if t.lang == r.lang() && s.Kind.IsType() && s.QualifiedName == qn && t.syn.Package == pkg {
 			out = append(out, symLoc{file: n, sym: sym})
 		}
 	})
@@ -306,7 +306,7 @@ func (r *csRes) lookupType(sc *csScope, name, from, encl string) []symLoc {
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
 		s := &t.syn.Symbols[sym]
-		if t.lang != langCSharp || !isTypeKind(s.Kind) {
+		if t.lang != syntax.FamilyCSharp || !s.Kind.IsType() {
 			return
 		}
 		l := symLoc{file: n, sym: sym}
@@ -532,7 +532,7 @@ func (r *csRes) memberTypes(ms []symLoc) (locs []symLoc, refs []csTypeRef) {
 	for _, m := range ms {
 		s := &r.v.file(m.file).syn.Symbols[m.sym]
 		switch {
-		case isTypeKind(s.Kind):
+		case s.Kind.IsType():
 			locs = append(locs, m)
 		case s.Type != "":
 			refs = append(refs, csTypeRef{m.file, s.Container, s.Type})

@@ -14,7 +14,7 @@ import (
 // module's exports, following re-exports (named, `export *`, namespace
 // re-exports) to the declaring files.
 
-func init() { registerResolver(langJS, resolveJS) }
+func init() { registerResolver(syntax.FamilyECMAScript, resolveJS) }
 
 // jsMaxDepth bounds a re-export chain.
 const jsMaxDepth = 16
@@ -233,16 +233,6 @@ func (v *view) jsMember(f *fileFacts, self int32, u *syntax.Use, c *useCtx, out 
 	return append(out, v.jsTypeContext(f, self, c)[u.Name]...)
 }
 
-// jsIsType reports whether a declaration kind has members a value's type
-// can select.
-func jsIsType(k syntax.SymbolKind) bool {
-	switch k {
-	case syntax.Class, syntax.Interface, syntax.TypeAlias, syntax.Enum:
-		return true
-	}
-	return false
-}
-
 // jsIsMember reports whether a declaration kind is a member of a type.
 func jsIsMember(k syntax.SymbolKind) bool {
 	switch k {
@@ -277,7 +267,7 @@ func (v *view) jsTypeNamed(f *fileFacts, self int32, name string, c *useCtx) []s
 	}
 	types := out[:0]
 	for _, l := range out {
-		if jsIsType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+		if v.file(l.file).syn.Symbols[l.sym].Kind.IsType() {
 			types = append(types, l)
 		}
 	}
@@ -371,12 +361,12 @@ func (v *view) jsMembersIn(files map[int32]bool) map[string][]symLoc {
 	members := map[string][]symLoc{}
 	for _, n := range ids {
 		t := v.file(n)
-		if t == nil || t.syn == nil || t.lang != langJS {
+		if t == nil || t.syn == nil || t.lang != syntax.FamilyECMAScript {
 			continue
 		}
 		types := map[string]bool{}
 		for _, s := range t.syn.Symbols {
-			if jsIsType(s.Kind) {
+			if s.Kind.IsType() {
 				types[s.QualifiedName] = true
 			}
 		}
@@ -389,7 +379,7 @@ func (v *view) jsMembersIn(files map[int32]bool) map[string][]symLoc {
 	return members
 }
 
-func init() { userAliasHooks[langJS] = jsAliases }
+func init() { userAliasHooks[syntax.FamilyECMAScript] = jsAliases }
 
 // jsAliases follows the re-exports of target self backwards: each file
 // importing a file of the chain whose export bindings forward one of the
@@ -422,7 +412,7 @@ func jsAliases(v *view, self int32, names []string) ([]string, []int32) {
 					continue
 				}
 				f := v.file(n)
-				if f == nil || f.syn == nil || f.lang != langJS {
+				if f == nil || f.syn == nil || f.lang != syntax.FamilyECMAScript {
 					continue
 				}
 				var fwd []string

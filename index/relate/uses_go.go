@@ -13,8 +13,8 @@ import (
 // of Use.Recv and Symbol.Type.
 
 func init() {
-	registerResolver(langGo, goResolve)
-	registerUserFilter(langGo, goUserFilter)
+	registerResolver(syntax.FamilyGo, goResolve)
+	registerUserFilter(syntax.FamilyGo, goUserFilter)
 }
 
 // goMaxDepth bounds the evaluation of type descriptors (deferred forms
@@ -62,7 +62,7 @@ func goStateOf(v *view, f *fileFacts, c *useCtx) *goState {
 // goUserFilter keeps, among the candidate users of target t, the Go files
 // that build for t's platform, and resolves their uses for that platform.
 func goUserFilter(v *view, t, f *fileFacts, c *useCtx) bool {
-	if f.lang != langGo || t.lang != langGo {
+	if f.lang != syntax.FamilyGo || t.lang != syntax.FamilyGo {
 		return true
 	}
 	p := goFilePlatform(t, v.e.goPlat)
@@ -214,10 +214,6 @@ func (s *goState) topLevel(v *view, files []int32, name string, out []symLoc) []
 	return out
 }
 
-func isGoType(k syntax.SymbolKind) bool {
-	return k == syntax.Struct || k == syntax.Interface || k == syntax.TypeAlias
-}
-
 // namedTypes returns the type declarations a descriptor, read in the
 // context of file n, names (pointers stripped).
 func (s *goState) namedTypes(v *view, n int32, d string, depth int) []symLoc {
@@ -228,7 +224,7 @@ func (s *goState) namedTypes(v *view, n int32, d string, depth int) []symLoc {
 			continue
 		}
 		for _, l := range s.lookup(v, t.n, d) {
-			if isGoType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+			if v.file(l.file).syn.Symbols[l.sym].Kind.IsType() {
 				out = append(out, l)
 			}
 		}
@@ -275,7 +271,7 @@ func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
 		for _, l := range s.lookup(v, n, rest) {
 			sym := &v.file(l.file).syn.Symbols[l.sym]
 			switch {
-			case isGoType(sym.Kind):
+			case sym.Kind.IsType():
 				out = append(out, goTypeVal{l.file, sym.Name})
 			case sym.Kind == syntax.Var || sym.Kind == syntax.Const:
 				out = append(out, s.eval(v, l.file, sym.Type, depth+1)...)
@@ -289,7 +285,7 @@ func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
 		for _, l := range s.lookup(v, n, fn) {
 			sym := &v.file(l.file).syn.Symbols[l.sym]
 			switch {
-			case isGoType(sym.Kind):
+			case sym.Kind.IsType():
 				if i == 0 {
 					out = append(out, goTypeVal{l.file, sym.Name})
 				}
@@ -315,7 +311,7 @@ func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
 					out = append(out, s.eval(v, l.file, goResult(sym.Type, i), depth+1)...)
 				case kind == "field" && sym.Kind == syntax.Field:
 					out = append(out, s.eval(v, l.file, sym.Type, depth+1)...)
-				case kind == "field" && isGoType(sym.Kind):
+				case kind == "field" && sym.Kind.IsType():
 					// An embedded field: its type.
 					out = append(out, goTypeVal{l.file, sym.Name})
 				}
@@ -449,7 +445,7 @@ func (s *goState) knownTypes(v *view, f *fileFacts, self int32, c *useCtx) []sym
 			continue
 		}
 		for _, l := range v.resolveUse(f, u, c) {
-			if isGoType(v.file(l.file).syn.Symbols[l.sym].Kind) {
+			if v.file(l.file).syn.Symbols[l.sym].Kind.IsType() {
 				s.known = append(s.known, l)
 			}
 		}

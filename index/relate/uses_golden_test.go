@@ -2,9 +2,7 @@ package relate
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +12,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/uses/*.txtar")
+var _ = indextest.UpdateFlag("the want sections of testdata/uses/*.txtar")
 
 // TestUsesGolden runs the relation queries of each testdata/uses archive
 // over a workspace extracted by the real parser (every file of the archive
@@ -29,49 +27,35 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/u
 // Lines starting with # are comments: say there which negative cases the
 // archive holds (a comment mention, a same-named symbol elsewhere…).
 func TestUsesGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/uses/*.txtar")
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
+	indextest.Goldens(t, "testdata/uses/*.txtar", func(t *testing.T, g *indextest.Golden) {
+		texts := map[string][]byte{}
+		src := sourceOf(g.Files("queries", "want"), func(f txtar.File) *syntax.File {
+			texts[f.Name] = f.Data
+			lang := syntax.LanguageForPath(f.Name)
+			if lang == "" {
+				return nil
+			}
+			syn, err := syntax.Parse(context.Background(), lang, f.Data)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", f.Name, err)
 			}
-			src := newMemSource()
-			texts := map[string][]byte{}
-			var queries string
-			for _, f := range ar.Files {
-				switch f.Name {
-				case "queries":
-					queries = string(f.Data)
-					continue
-				case "want":
-					continue
-				}
-				texts[f.Name] = f.Data
-				var syn *syntax.File
-				if lang := syntax.LanguageForPath(f.Name); lang != "" {
-					syn, err = syntax.Parse(context.Background(), lang, f.Data)
-					if err != nil {
-						t.Fatalf("%s: %v", f.Name, err)
-					}
-				}
-				src.set(f.Name, f.Data, syn)
-			}
-			g := Build(src)
-			var out strings.Builder
-			for _, q := range strings.Split(queries, "\n") {
-				q = strings.TrimSpace(q)
-				if q == "" || strings.HasPrefix(q, "#") {
-					continue
-				}
-				fmt.Fprintf(&out, "%s\n", q)
-				for _, line := range runUsesQuery(t, g, src, texts, q) {
-					fmt.Fprintf(&out, "\t%s\n", line)
-				}
-			}
-			indextest.CheckGolden(t, file, ar, "want", []byte(out.String()), *update)
+			return syn
 		})
-	}
+		graph := Build(src)
+		queries, _ := g.Section("queries")
+		var out strings.Builder
+		for _, q := range strings.Split(string(queries), "\n") {
+			q = strings.TrimSpace(q)
+			if q == "" || strings.HasPrefix(q, "#") {
+				continue
+			}
+			fmt.Fprintf(&out, "%s\n", q)
+			for _, line := range runUsesQuery(t, graph, src, texts, q) {
+				fmt.Fprintf(&out, "\t%s\n", line)
+			}
+		}
+		g.Check(t, "want", []byte(out.String()))
+	})
 }
 
 func runUsesQuery(t *testing.T, g *Graph, src *memSource, texts map[string][]byte, q string) []string {

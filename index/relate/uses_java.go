@@ -12,7 +12,7 @@ import (
 // file's package, on-demand imports, static imports. A Java type is keyed
 // by its package and its qualified name within the file ("Outer.Inner").
 
-func init() { registerResolver(langJava, javaResolve) }
+func init() { registerResolver(syntax.FamilyJava, javaResolve) }
 
 func javaResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
 	return cjResolve(v, f, u, c, out, true)
@@ -59,7 +59,7 @@ func (r *csRes) javaLookup(sc *csScope, name, from, encl string) []symLoc {
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
 		s := &t.syn.Symbols[sym]
-		if t.lang != langJava || !isTypeKind(s.Kind) {
+		if t.lang != syntax.FamilyJava || !s.Kind.IsType() {
 			return
 		}
 		l := symLoc{file: n, sym: sym}

@@ -25,7 +25,7 @@ import (
 // top-level declaration whose name does not start with "__" (else its
 // first one): a module without declarations cannot be named.
 
-func init() { registerResolver(langPython, pyResolveUse) }
+func init() { registerResolver(syntax.FamilyPython, pyResolveUse) }
 
 // pyVal is a value a path reaches: a module (sym < 0; file < 0 for a
 // package directory without __init__.py) or a declaration.

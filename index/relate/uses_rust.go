@@ -9,7 +9,7 @@ import (
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
-func init() { registerResolver(langRust, resolveRust) }
+func init() { registerResolver(syntax.FamilyRust, resolveRust) }
 
 // rustMaxDepth bounds the `use` and `pub use` links followed to resolve one
 // name.
@@ -87,7 +87,7 @@ func (r *rsResolver) recvTypes(n int32, recv string) []symLoc {
 	for _, fl := range fns {
 		ff := r.v.file(fl.file)
 		s := &ff.syn.Symbols[fl.sym]
-		if s.Kind != syntax.Function && s.Kind != syntax.Method {
+		if !s.Kind.IsCallable() { // Rust has no constructors
 			continue
 		}
 		typ := rustResultType(s.Type)
@@ -240,7 +240,7 @@ func (r *rsResolver) unqualified(n int32, name string, depth int) []symLoc {
 func rsItems(f *fileFacts, n int32, name, cont string) []symLoc {
 	var out []symLoc
 	for i, s := range f.syn.Symbols {
-		if s.Name == name && s.Container == cont && s.Kind != syntax.Namespace {
+		if s.Name == name && s.Container == cont && !s.Kind.IsScope() {
 			out = append(out, symLoc{file: n, sym: int32(i)})
 		}
 	}
@@ -383,16 +383,14 @@ func (r *rsResolver) modules(n int32, segs []string) []rsModule {
 func (r *rsResolver) members(tl symLoc, name string, out []symLoc) []symLoc {
 	tf := r.v.file(tl.file)
 	ts := &tf.syn.Symbols[tl.sym]
-	switch ts.Kind {
-	case syntax.Struct, syntax.Enum, syntax.Interface, syntax.TypeAlias, syntax.Class:
-	default:
+	if !ts.Kind.IsType() {
 		return out
 	}
 	crate := rsInfo(r.v, tl.file, r.c)
 	start := len(out)
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
-		if t.lang != langRust {
+		if t.lang != syntax.FamilyRust {
 			return
 		}
 		s := &t.syn.Symbols[sym]

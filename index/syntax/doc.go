@@ -12,6 +12,19 @@
 // a document's tree between edits and reparses incrementally; it is used by
 // one goroutine at a time. [LanguageForPath] picks the [Language] of a file.
 //
+// # Shared definitions
+//
+// The package is the one place that defines what other packages ask about
+// languages and symbol kinds, so that they cannot drift apart:
+//
+//   - the extension table behind [LanguageForPath] and [FamilyForPath];
+//   - [Family], the groups of languages that resolve names together
+//     (TypeScript, TSX and JavaScript; C and C++; each other language
+//     alone), with [FamilyOf] and [Family.SamePackageVisible];
+//   - [SymbolKinds] and the kind sets [SymbolKind.IsCallable],
+//     [SymbolKind.IsType], [SymbolKind.IsScope] and
+//     [SymbolKind.IsContainer].
+//
 // # Queries
 //
 // Extraction is written as tree-sitter queries, one file per language under

@@ -63,11 +63,6 @@ var simpleCaptures = map[string]role{
 	"local":         roleLocal,
 }
 
-var symbolKinds = []SymbolKind{
-	Function, Method, Constructor, Class, Interface, Struct, Enum, TypeAlias,
-	Const, Var, Field, Property, Namespace, Module, EnumMember,
-}
-
 var importKinds = []ImportKind{
 	ImportPackage, ImportModule, ImportNamespace, ImportInclude, ImportMod, ImportUse,
 }
@@ -82,8 +77,8 @@ func parseCapture(name string) (c capture, ok bool) {
 		return capture{role: r}, true
 	}
 	if k, ok := strings.CutPrefix(name, "definition."); ok {
-		if i := slices.Index(symbolKinds, SymbolKind(k)); i >= 0 {
-			return capture{role: roleDefinition, kind: symbolKinds[i]}, true
+		if i := slices.Index(SymbolKinds, SymbolKind(k)); i >= 0 {
+			return capture{role: roleDefinition, kind: SymbolKinds[i]}, true
 		}
 	}
 	if k, ok := strings.CutPrefix(name, "import."); ok {
@@ -410,11 +405,8 @@ func (x *extractor) file() *File {
 	if len(scopeBases) > 0 {
 		byName := map[string]*Symbol{}
 		for _, k := range syms {
-			switch k.sym.Kind {
-			case Class, Interface, Struct, Enum, TypeAlias:
-				if byName[k.sym.QualifiedName] == nil {
-					byName[k.sym.QualifiedName] = k.sym
-				}
+			if k.sym.Kind.IsType() && byName[k.sym.QualifiedName] == nil {
+				byName[k.sym.QualifiedName] = k.sym
 			}
 		}
 		for _, sb := range scopeBases {
@@ -524,7 +516,7 @@ func (x *extractor) nest() ([]kept, []scopeBase) {
 		if len(stack) > 0 {
 			parent = &stack[len(stack)-1]
 		}
-		local := parent != nil && (parent.local || (parent.sym != nil && isFunc(parent.sym.Kind)))
+		local := parent != nil && (parent.local || (parent.sym != nil && parent.sym.Kind.IsCallable()))
 		container := ""
 		var parentSym *Symbol
 		if parent != nil {
@@ -562,7 +554,7 @@ func (x *extractor) nest() ([]kept, []scopeBase) {
 		if name == "" || name == "_" {
 			// A blank declaration declares nothing anyone can refer to, and
 			// neither do the fields or methods of a blank type.
-			if isContainer(kind) {
+			if kind.IsContainer() {
 				stack = append(stack, frame{start: it.node.start, end: it.end, local: true})
 			}
 			continue
@@ -581,7 +573,7 @@ func (x *extractor) nest() ([]kept, []scopeBase) {
 			QualifiedName: join(container, name),
 			Exported:      s.exported(name, mk, parentSym),
 		}
-		if isContainer(kind) {
+		if kind.IsContainer() {
 			stack = append(stack, frame{start: it.node.start, end: it.end, qname: sym.QualifiedName, sym: sym, local: local})
 		}
 		if !local {

@@ -10,20 +10,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sitter "github.com/smacker/go-tree-sitter"
-	"golang.org/x/tools/txtar"
 
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // goldenSamples returns the sources of testdata/<lang>.txtar.
 func goldenSamples(t testing.TB, lang Language) [][]byte {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", string(lang)+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out [][]byte
-	for _, f := range ar.Files {
+	for _, f := range indextest.ReadGolden(t, filepath.Join("testdata", string(lang)+".txtar")).Archive.Files {
 		if LanguageForPath(f.Name) == lang {
 			out = append(out, f.Data)
 		}

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,43 +31,6 @@ var ErrUnsupported = errors.New("unsupported language")
 // Languages lists every Language with symbol extraction, in a fixed order.
 // Callers must not modify it.
 var Languages = []Language{Go, TypeScript, TSX, JavaScript, Python, Java, Rust, C, CPP, CSharp}
-
-// LanguageForPath returns the Language of a file from its extension, or the
-// empty Language (a text file, indexed without symbols) when the extension
-// is not one ctxd parses. Only the base name matters (with / or \ as
-// separators). Extensions match case-sensitively, so "x.GO" is text; ".C"
-// is C++, its traditional Unix spelling. ".h" is C: a header's language
-// cannot be told from its name, and the C grammar parses the common subset
-// of C++ headers well enough for symbols. ".d.ts" is TypeScript and ".jsx"
-// JavaScript, whose grammar parses JSX.
-func LanguageForPath(p string) Language {
-	if i := strings.LastIndexByte(p, '\\'); i >= 0 {
-		p = p[i+1:]
-	}
-	switch path.Ext(p) {
-	case ".go":
-		return Go
-	case ".ts", ".mts", ".cts": // ".d.ts" ends in ".ts"
-		return TypeScript
-	case ".tsx":
-		return TSX
-	case ".js", ".mjs", ".cjs", ".jsx":
-		return JavaScript
-	case ".py", ".pyi":
-		return Python
-	case ".java":
-		return Java
-	case ".rs":
-		return Rust
-	case ".c", ".h":
-		return C
-	case ".cc", ".cpp", ".cxx", ".c++", ".C", ".hpp", ".hh", ".hxx", ".h++", ".ipp":
-		return CPP
-	case ".cs":
-		return CSharp
-	}
-	return ""
-}
 
 //go:embed queries/*.scm
 var queryFS embed.FS
@@ -219,23 +181,6 @@ func lookup(lang Language) (*spec, error) {
 		return nil, fmt.Errorf("parsing %q: %w", lang, ErrUnsupported)
 	}
 	return s, nil
-}
-
-// isFunc reports whether symbols of kind k have bodies whose declarations are
-// locals.
-func isFunc(k SymbolKind) bool {
-	return k == Function || k == Method || k == Constructor
-}
-
-// isContainer reports whether a symbol of kind k encloses the declarations
-// inside its range. Variables, fields, constants and type aliases do not:
-// `struct S {...} s;` declares S at the top level, not inside s.
-func isContainer(k SymbolKind) bool {
-	switch k {
-	case Class, Interface, Struct, Enum, EnumMember, Namespace, Module:
-		return true
-	}
-	return isFunc(k)
 }
 
 func upperInitial(s string) bool {

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -18,10 +16,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
-var update = flag.Bool("update", false, "rewrite the want.json and want.txt sections of testdata/*.txtar")
+var _ = indextest.UpdateFlag("the want.json and want.txt sections of testdata/*.txtar")
 
 func TestLanguageForPath(t *testing.T) {
 	tests := []struct {
@@ -121,69 +120,27 @@ func TestParseErrorsRecovered(t *testing.T) {
 // (the section to review by eye) with want.txt. The fixtures must be free
 // of syntax errors. go test -update rewrites both sections.
 func TestGolden(t *testing.T) {
-	paths, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, path := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(path)
+	indextest.Goldens(t, "testdata/*.txtar", func(t *testing.T, g *indextest.Golden) {
+		got := map[string]*syntax.File{}
+		var text strings.Builder
+		for _, f := range g.Files("want.json", "want.txt") {
+			file, err := syntax.Parse(context.Background(), syntax.LanguageForPath(f.Name), f.Data)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("Parse(%s): %v", f.Name, err)
 			}
-			got := map[string]*syntax.File{}
-			var text strings.Builder
-			var sources []txtar.File
-			for _, f := range ar.Files {
-				if f.Name == "want.json" || f.Name == "want.txt" {
-					continue
-				}
-				sources = append(sources, f)
-				lang := syntax.LanguageForPath(f.Name)
-				file, err := syntax.Parse(context.Background(), lang, f.Data)
-				if err != nil {
-					t.Fatalf("Parse(%s): %v", f.Name, err)
-				}
-				if file.HasErrors {
-					t.Errorf("%s: the fixture has syntax errors", f.Name)
-				}
-				got[f.Name] = file
-				render(&text, f.Name, f.Data, file)
+			if file.HasErrors {
+				t.Errorf("%s: the fixture has syntax errors", f.Name)
 			}
-			gotJSON, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			gotJSON = append(gotJSON, '\n')
-			if *update {
-				ar.Files = append(sources,
-					txtar.File{Name: "want.txt", Data: []byte(text.String())},
-					txtar.File{Name: "want.json", Data: gotJSON})
-				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			var want map[string]*syntax.File
-			wantText := ""
-			for _, f := range ar.Files {
-				switch f.Name {
-				case "want.json":
-					if err := json.Unmarshal(f.Data, &want); err != nil {
-						t.Fatalf("want.json: %v", err)
-					}
-				case "want.txt":
-					wantText = string(f.Data)
-				}
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Files mismatch (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(wantText, text.String()); diff != "" {
-				t.Errorf("want.txt mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+			got[f.Name] = file
+			render(&text, f.Name, f.Data, file)
+		}
+		gotJSON, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Check(t, "want.txt", []byte(text.String()))
+		g.Check(t, "want.json", append(gotJSON, '\n'))
+	})
 }
 
 // render writes a File the way a reviewer reads it: the source text of
@@ -227,12 +184,8 @@ func render(w *strings.Builder, name string, src []byte, f *syntax.File) {
 // goldenSources returns the sources of the golden file of lang.
 func goldenSources(t testing.TB, lang syntax.Language) []txtar.File {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", string(lang)+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []txtar.File
-	for _, f := range ar.Files {
+	for _, f := range indextest.ReadGolden(t, filepath.Join("testdata", string(lang)+".txtar")).Archive.Files {
 		if syntax.LanguageForPath(f.Name) == lang {
 			out = append(out, f)
 		}

@@ -45,6 +45,32 @@
 // empty, "." or ".." segment) matches nothing, so it is never allowed once
 // an allowed list exists.
 //
+// The syntax is checked here; matching is index/ignore's wildmatch engine
+// ([ignore.CompileGlob] on characters), so namespace globs and gitignore
+// patterns share one implementation of '*', '?', classes and "**". They
+// differ where this syntax is stricter or the line syntax of gitignore
+// adds meaning:
+//
+//   - Anchoring: a glob always matches the whole path from the root, and a
+//     leading '/' is an error; a gitignore pattern without '/' matches a
+//     name at any depth.
+//   - "**": only as a whole segment ("a**" is an error, a plain '*' to
+//     git), and a trailing "/**" also matches the directory itself
+//     ("src/**" matches "src"), which git's does not.
+//   - A trailing '/' is an error (git: directories only); '!' is an
+//     ordinary character (git: a leading '!' negates the line); a
+//     backslash is an error (git: an escape); [:name:] classes do not exist
+//     (a '[' inside a class is a member).
+//   - Characters: '?' and classes match a Unicode character, where git's
+//     match a byte.
+//   - Case: exact on every system; git folds ASCII letters on macOS and
+//     Windows.
+//   - A glob whose matching exceeds the engine's step budget (crafted
+//     globs and paths only) does not match, so the path is not allowed;
+//     an ignore line then counts as matching. Either way, unsure excludes.
+//
+// docs/policy.md has the same list as a table.
+//
 // # Determinism
 //
 // Nothing here depends on map order, the clock or the environment: the

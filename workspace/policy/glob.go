@@ -6,60 +6,22 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/index/ignore"
 )
 
-// glob is a compiled namespace glob (syntax in the package comment): a list
-// of segment matchers, each consuming exactly one path segment, or "**".
+// glob is a compiled namespace glob (syntax in the package comment). Its
+// syntax is checked here, more strictly than git's; matching is
+// index/ignore's wildmatch engine on characters (ignore.GlobOptions
+// Runes), which agrees with the namespace syntax on every glob that passes
+// the check, with one exception handled here: a trailing "/**" also
+// matches the directory itself ("src/**" matches "src"), where git's needs
+// something below it.
 type glob struct {
-	segs []segment
-}
-
-// segment matches one path segment.
-type segment struct {
-	// deep marks "**": any number of segments, none included.
-	deep bool
-	// lit is the whole segment when it has no wildcard (fast path).
-	lit string
-	// toks are the segment's elements when it has a wildcard.
-	toks []gtok
-}
-
-// gkind is the kind of one element of a segment.
-type gkind uint8
-
-const (
-	gLit   gkind = iota // the character r
-	gOne                // '?': any one character
-	gStar               // '*': any run of characters
-	gClass              // "[...]": a character of cls
-)
-
-// gtok is one element of a segment.
-type gtok struct {
-	kind gkind
-	r    rune
-	cls  *charClass
-}
-
-// charClass is a bracket expression: ranges of characters, possibly
-// negated.
-type charClass struct {
-	negate bool
-	ranges []runeRange
-}
-
-// runeRange is an inclusive range of characters.
-type runeRange struct{ lo, hi rune }
-
-func (c *charClass) has(r rune) bool {
-	in := false
-	for _, rg := range c.ranges {
-		if rg.lo <= r && r <= rg.hi {
-			in = true
-			break
-		}
-	}
-	return in != c.negate
+	g *ignore.Glob
+	// dir is the glob without its trailing "/**", matching the directory
+	// itself; nil when the glob does not end in "/**" (or is "**").
+	dir *ignore.Glob
 }
 
 // compileGlob parses s. The error says what is wrong with it in words
@@ -82,7 +44,8 @@ func compileGlob(s string) (*glob, error) {
 			return nil, errors.New("it contains a control character")
 		}
 	}
-	g := &glob{}
+	// segs are the segments in wildmatch syntax.
+	var segs []string
 	for _, part := range strings.Split(s, "/") {
 		switch part {
 		case "":
@@ -90,175 +53,118 @@ func compileGlob(s string) (*glob, error) {
 		case ".", "..":
 			return nil, fmt.Errorf("it contains a %q segment; globs name paths inside the workspace, without . or .. segments", part)
 		case "**":
-			// Consecutive "**" mean the same as one; keep one so matching
-			// stays linear.
-			if n := len(g.segs); n > 0 && g.segs[n-1].deep {
+			// Consecutive "**" mean the same as one; keep one so that the
+			// matcher has fewer ways to split a path.
+			if n := len(segs); n > 0 && segs[n-1] == "**" {
 				continue
 			}
-			g.segs = append(g.segs, segment{deep: true})
+			segs = append(segs, part)
 			continue
 		}
 		seg, err := compileSegment(part)
 		if err != nil {
 			return nil, err
 		}
-		g.segs = append(g.segs, seg)
+		segs = append(segs, seg)
+	}
+	g := &glob{g: wildmatch(strings.Join(segs, "/"))}
+	if n := len(segs); n > 1 && segs[n-1] == "**" {
+		g.dir = wildmatch(strings.Join(segs[:n-1], "/"))
 	}
 	return g, nil
 }
 
-// compileSegment parses one segment other than "**".
-func compileSegment(s string) (segment, error) {
-	if !strings.ContainsAny(s, "*?[]") {
-		return segment{lit: s}, nil
+// wildmatch compiles a glob of characters that compileGlob checked.
+func wildmatch(s string) *ignore.Glob {
+	g, ok := ignore.CompileGlob(s, ignore.GlobOptions{Runes: true})
+	if !ok {
+		// compileSegment rejects everything git cannot match
+		// (unterminated classes) and writes no [:name:] class.
+		panic(fmt.Sprintf("policy: checked glob %q does not compile", s))
 	}
-	var toks []gtok
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '*':
-			if i+1 < len(s) && s[i+1] == '*' {
-				return segment{}, fmt.Errorf(`%q uses "**" inside a segment; "**" must be a whole segment ("a/**/b"), use "*" within one`, s)
-			}
-			toks = append(toks, gtok{kind: gStar})
-			i++
-		case '?':
-			toks = append(toks, gtok{kind: gOne})
-			i++
-		case '[':
-			cls, end, err := compileClass(s, i)
-			if err != nil {
-				return segment{}, err
-			}
-			toks = append(toks, gtok{kind: gClass, cls: cls})
-			i = end
-		case ']':
-			return segment{}, fmt.Errorf(`%q has a "]" without "["; write "[]]" for a literal "]"`, s)
-		default:
-			toks = append(toks, gtok{kind: gLit, r: r})
-			i += n
-		}
-	}
-	return segment{toks: toks}, nil
+	return g
 }
 
-// compileClass parses the bracket expression starting at s[open] == '['
-// and returns it with the offset just past its closing ']'.
-func compileClass(s string, open int) (*charClass, int, error) {
-	cls := &charClass{}
+// compileSegment checks one segment other than "**" and returns it in
+// wildmatch syntax: the same text, with every '[' inside a class escaped
+// so that git's [:name:] classes, which namespace globs do not have, never
+// apply ("[[:a]" is the class of '[', ':' and 'a' in both).
+func compileSegment(s string) (string, error) {
+	if !strings.ContainsAny(s, "*?[]") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '*':
+			if i+1 < len(s) && s[i+1] == '*' {
+				return "", fmt.Errorf(`%q uses "**" inside a segment; "**" must be a whole segment ("a/**/b"), use "*" within one`, s)
+			}
+			b.WriteByte('*')
+			i++
+		case '[':
+			end, err := checkClass(s, i)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(s[i : i+1])
+			b.WriteString(strings.ReplaceAll(s[i+1:end], "[", `\[`))
+			i = end
+		case ']':
+			return "", fmt.Errorf(`%q has a "]" without "["; write "[]]" for a literal "]"`, s)
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String(), nil
+}
+
+// checkClass checks the bracket expression starting at s[open] == '[' and
+// returns the offset just past its closing ']'. A class is '!' or '^' to
+// negate, then characters and ranges "a-z", a ']' right after the opening
+// (and negation) being literal and a '-' before the closing ']' too.
+func checkClass(s string, open int) (int, error) {
 	i := open + 1
 	if i < len(s) && (s[i] == '!' || s[i] == '^') {
-		cls.negate = true
 		i++
 	}
 	first := true
 	for {
 		if i >= len(s) {
-			return nil, 0, fmt.Errorf(`%q has an unterminated "[" class`, s)
+			return 0, fmt.Errorf(`%q has an unterminated "[" class`, s)
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == ']' && !first {
-			i += n
-			break
+			return i + n, nil
 		}
 		first = false
 		i += n
-		lo, hi := r, r
 		// A '-' between two characters makes a range; one before the
 		// closing ']' is literal.
 		if i+1 < len(s) && s[i] == '-' && s[i+1] != ']' {
 			r2, n2 := utf8.DecodeRuneInString(s[i+1:])
 			if r2 < r {
-				return nil, 0, fmt.Errorf("%q has the reversed range %q", s, string(r)+"-"+string(r2))
+				return 0, fmt.Errorf("%q has the reversed range %q", s, string(r)+"-"+string(r2))
 			}
-			hi = r2
 			i += 1 + n2
 		}
-		cls.ranges = append(cls.ranges, runeRange{lo, hi})
 	}
-	return cls, i, nil
 }
 
-// match reports whether path, a clean workspace-relative path, matches.
-// Like a single '*' in a wildcard match, only the latest "**" ever needs to
-// be retried with one more segment: every other element consumes exactly
-// one segment, so an earlier "**" absorbing more cannot help a match the
-// latest one failed.
+// match reports whether path, a clean workspace-relative path, matches. A
+// path the wildmatch engine cannot decide within its step budget (only
+// crafted globs and paths) does not match: a path is then left out of the
+// namespace, and so never allowed by it.
 func (g *glob) match(path string) bool {
-	segs := strings.Split(path, "/")
-	pi, si := 0, 0
-	backP, backS := -1, 0
-	for {
-		if pi < len(g.segs) {
-			if g.segs[pi].deep {
-				backP, backS = pi, si
-				pi++
-				continue
-			}
-			if si < len(segs) && g.segs[pi].match(segs[si]) {
-				pi++
-				si++
-				continue
-			}
-		} else if si == len(segs) {
-			return true
-		}
-		if backP >= 0 && backS < len(segs) {
-			backS++
-			pi, si = backP+1, backS
-			continue
-		}
-		return false
-	}
-}
-
-// match reports whether name, one path segment, matches. The same
-// single-backtrack argument as glob.match holds for '*' over characters.
-func (s *segment) match(name string) bool {
-	if s.toks == nil {
-		return s.lit == name
-	}
-	ti, ni := 0, 0
-	backT, backN := -1, 0
-	for {
-		if ti < len(s.toks) {
-			t := s.toks[ti]
-			if t.kind == gStar {
-				backT, backN = ti, ni
-				ti++
-				continue
-			}
-			if ni < len(name) {
-				r, n := utf8.DecodeRuneInString(name[ni:])
-				if t.accepts(r) {
-					ti++
-					ni += n
-					continue
-				}
-			}
-		} else if ni == len(name) {
-			return true
-		}
-		if backT >= 0 && backN < len(name) {
-			_, n := utf8.DecodeRuneInString(name[backN:])
-			backN += n
-			ti, ni = backT+1, backN
-			continue
-		}
-		return false
-	}
-}
-
-func (t gtok) accepts(r rune) bool {
-	switch t.kind {
-	case gLit:
-		return t.r == r
-	case gOne:
+	if m, unsure := g.g.Match(path); m && !unsure {
 		return true
-	case gClass:
-		return t.cls.has(r)
 	}
-	return false
+	if g.dir == nil {
+		return false
+	}
+	m, unsure := g.dir.Match(path)
+	return m && !unsure
 }
 
 // cleanPath reports whether p is a clean workspace-relative path: not
