@@ -59,7 +59,7 @@ func runRequest[T any](ctx context.Context, s *Session, command string, req *con
 	if err != nil {
 		return nil, buildError(s, command, err, start)
 	}
-	if err := checkInSync(s.Overlays()); err != nil {
+	if err := checkInSync(snap.Documents()); err != nil {
 		return nil, buildError(s, command, err, start)
 	}
 	root, err := contextbuilder.Root(snap, req)

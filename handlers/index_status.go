@@ -54,7 +54,7 @@ func IndexStatus(ctx context.Context, s *Session, arg json.RawMessage) (any, err
 			return nil, err
 		}
 	}
-	overlays := s.Overlays()
+	overlays := s.Index.Snapshot().Documents()
 	res := &IndexStatusResult{
 		Server:           ServerInfo{Name: "ctxd", Version: s.Version},
 		PositionEncoding: s.Config().Encoding,

@@ -99,27 +99,26 @@ func benchmarkTyping(b *testing.B, src []byte, typed string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.Close()
+	defer func() { d.Close() }()
 	if d.File().HasErrors {
 		b.Fatal("the benchmark file has syntax errors")
 	}
 	var times []time.Duration
-	cur := src
 	i := 0
 	for b.Loop() {
 		pos := starts[(i/2*7919)%len(starts)]
-		var next []byte
-		if i%2 == 0 {
-			next = slices.Concat(cur[:pos], []byte(typed), cur[pos:])
-		} else {
-			next = slices.Concat(cur[:pos], cur[pos+len(typed):])
+		e := Edit{Start: pos, End: pos, Text: typed}
+		if i%2 != 0 {
+			e = Edit{Start: pos, End: pos + len(typed)}
 		}
 		t0 := time.Now()
-		if _, err := d.Update(ctx, next); err != nil {
+		nd, err := d.Edit(ctx, []Edit{e})
+		if err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(t0))
-		cur = next
+		d.Close()
+		d = nd
 		i++
 	}
 	slices.Sort(times)
