@@ -129,7 +129,8 @@ func NewDoc(ctx context.Context, lang Language, src []byte) (*Doc, error) {
 // [ApplyEdits]; its File is the File [Parse] returns for the new text.
 //
 // Each edit is described to tree-sitter in its own terms (byte offsets,
-// and points as rows and byte columns) on a copy of the receiver's tree,
+// and points as rows and byte columns; see editTree) on a copy of the
+// receiver's tree,
 // which is then reparsed once, reusing every subtree the edits left
 // intact: whether the old tree has syntax errors does not matter. Only
 // when the new tree has errors is the text parsed again from scratch, and
@@ -176,7 +177,7 @@ func (d *Doc) Edit(ctx context.Context, edits []Edit) (*Doc, error) {
 		}
 		next := splice(src, e)
 		if tree != nil {
-			tree.Edit(inputEdit(src, next, e))
+			editTree(tree, inputEdit(src, next, e))
 		}
 		src, changed = next, true
 	}
@@ -208,13 +209,6 @@ func inputEdit(old, next []byte, e Edit) sitter.EditInput {
 		NewEndIndex: uint32(newEnd),
 		StartPoint:  pointAt(old, e.Start),
 		OldEndPoint: pointAt(old, e.End),
-		// go-tree-sitter v0.0.0-20240827 hands tree-sitter OldEndPoint
-		// as the new end point too (EditInput.c), so after an edit that
-		// adds or removes line breaks the edited tree's points are stale
-		// past it. Nothing depends on them: reuse is decided on byte
-		// offsets, reused subtrees keep their relative sizes, the
-		// reparse computes fresh points, and the extractor reads bytes.
-		// FuzzIncremental checks every edit against a fresh parse.
 		NewEndPoint: pointAt(next, newEnd),
 	}
 }

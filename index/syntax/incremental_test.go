@@ -130,3 +130,56 @@ func TestEditParsesIncrementally(t *testing.T) {
 		})
 	}
 }
+
+// TestEditTreePoints checks that an edit reaches tree-sitter with its real
+// points: in the edited tree, before any reparse, a node after an edit
+// that adds lines has moved down by them. go-tree-sitter's Tree.Edit, the
+// fallback, leaves it where it was (it passes the old end point as the new
+// one); the reparse gives the same File either way.
+func TestEditTreePoints(t *testing.T) {
+	if !treeOK {
+		t.Skip("the C tree is out of reach: only the Tree.Edit path runs")
+	}
+	ctx := context.Background()
+	src := []byte("package p\n\nfunc A() {}\n")
+	e := Edit{Start: 11, End: 11, Text: "// x\n\n"}
+	next := splice(src, e)
+	want := mustParse(t, Go, next)
+	tests := []struct {
+		name   string
+		direct bool
+		row    uint32 // of func A in the edited tree
+	}{
+		{"ts_tree_edit", true, 4},
+		{"Tree.Edit", false, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			directEdit.Store(tt.direct)
+			defer directEdit.Store(true)
+			d, err := NewDoc(ctx, Go, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			tree := d.tree.Copy()
+			defer tree.Close()
+			editTree(tree, inputEdit(src, next, e))
+			fn := tree.RootNode().NamedChild(1)
+			if fn.Type() != "function_declaration" || fn.StartByte() != 17 {
+				t.Fatalf("second top-level node = %s at byte %d, want the function at 17", fn.Type(), fn.StartByte())
+			}
+			if got := fn.StartPoint(); got.Row != tt.row || got.Column != 0 {
+				t.Errorf("edited tree: func A at %d:%d, want %d:0", got.Row, got.Column, tt.row)
+			}
+			nd, err := d.Edit(ctx, []Edit{e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nd.Close()
+			if diff := cmp.Diff(want, nd.File()); diff != "" {
+				t.Errorf("File (-Parse +Edit):\n%s", diff)
+			}
+		})
+	}
+}
