@@ -2,11 +2,8 @@ package handlers
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -18,33 +15,17 @@ import (
 const codeRefused jsonrpc2.Code = -32803
 
 // caller is what the session tells the service about a command: how to
-// start indexing for a request before initialized, how to check the open
-// documents, and the session it reports in ctxd.indexStatus.
+// start indexing for a request before initialized, and the session it
+// reports in ctxd.indexStatus.
 func (s *Session) caller() workspace.Caller {
 	return workspace.Caller{
 		Ready:  s.ensureIndexing,
-		InSync: func() error { return checkInSync(s.Overlays()) },
 		Adjust: func(o *contextbuilder.Options) { o.PositionEncoding = s.Config().Encoding },
 		Client: workspace.ClientInfo{
 			PositionEncoding: string(s.Config().Encoding),
 			Folders:          s.Folders(),
-			OpenDocuments:    s.openDocuments,
 		},
 	}
-}
-
-// checkInSync refuses to build while an open document is out of sync: its
-// buffer in the editor differs from the last text ctxd could apply, and any
-// file may end up in a bundle as a dependency. ContentModified (-32801)
-// tells the client that reopening the document (or a full-content change)
-// repairs it.
-func checkInSync(o *index.Overlays) error {
-	for _, uri := range o.URIs() {
-		if d, _ := o.Get(uri); d.OutOfSync {
-			return fmt.Errorf("%w: %s is out of sync (a change could not be applied); reopen it or send its full content before building context", workspace.ErrOutOfSync, uri)
-		}
-	}
-	return nil
 }
 
 // wireError puts a service error on the wire (the service logged it):
@@ -72,7 +53,7 @@ func (s *Session) wireError(command string, err error) error {
 	case workspace.FailInvalid:
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, f.Message)
 	case workspace.FailOutOfSync:
-		return jsonrpc2.NewError(protocol.CodeContentModified, strings.TrimPrefix(f.Message, workspace.ErrOutOfSync.Error()+": "))
+		return jsonrpc2.NewError(protocol.CodeContentModified, f.Message)
 	case workspace.FailCancelled:
 		return err
 	}

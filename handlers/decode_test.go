@@ -84,8 +84,8 @@ func FuzzNotifications(f *testing.F) {
 			if method == "initialized" {
 				continue // takes no params; it would index whatever folders the fuzzer named
 			}
-			before := s.Overlays()
-			if err := h(ctx, s, raw); err != nil && s.Overlays() != before && !strings.Contains(err.Error(), "out of sync") {
+			before := s.Index.Snapshot().Documents()
+			if err := h(ctx, s, raw); err != nil && s.Index.Snapshot().Documents() != before && !strings.Contains(err.Error(), "out of sync") {
 				t.Fatalf("%s rejected the params (%v) but changed the overlays", method, err)
 			}
 		}
@@ -97,8 +97,9 @@ func FuzzNotifications(f *testing.F) {
 				}
 			}
 		}
-		for _, uri := range s.Overlays().URIs() {
-			if d, _ := s.Overlays().Get(uri); d.URI != uri || d.URI != index.NormalizeURI(d.URI) {
+		docs := s.Index.Snapshot().Documents()
+		for _, uri := range docs.URIs() {
+			if d, _ := docs.Get(uri); d.URI != uri || d.URI != index.NormalizeURI(d.URI) {
 				t.Fatalf("overlay key %q holds document %q", uri, d.URI)
 			}
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ctxd/ctxd/handlers/position"
@@ -41,55 +42,45 @@ func (p *didChangeParams) Validate() error {
 	return nil
 }
 
-// DidChange handles textDocument/didChange: the changes apply in order, each
-// to the result of the previous one, in the negotiated position encoding.
-// A stale version is ignored; a change that cannot be applied leaves the
-// document marked out of sync rather than guessing (see
-// [index.Document.OutOfSync]) and tells the user.
+// DidChange handles textDocument/didChange: each change becomes a byte
+// edit of the text the previous one left (positions in the negotiated
+// encoding, clamped as LSP asks), and the index applies the edits in order
+// and reparses incrementally (see [index.Index.ChangeDocument]). A stale
+// version is ignored; a change that cannot be applied leaves the document
+// marked out of sync rather than guessing (see [index.Document.OutOfSync])
+// and tells the user.
 func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 	var p didChangeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	uri, version, changes := p.TextDocument.uri(), *p.TextDocument.Version, p.changes()
-	var edited *index.Document
-	err := s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) {
-		doc, ok := o.Get(uri)
-		if !ok {
-			return nil, errNotOpen(protocol.MethodTextDocumentDidChange, uri)
-		}
-		if version < doc.Version {
-			return nil, fmt.Errorf("didChange for %s ignored: version %d is older than the open version %d", uri, version, doc.Version)
-		}
-		edited = applyChange(doc, version, changes, s.Config().Encoding)
-		return o.With(edited), nil
-	})
-	if err != nil {
-		return err
+	uri, version := p.TextDocument.uri(), *p.TextDocument.Version
+	doc, ok := s.Index.Snapshot().Document(uri)
+	if !ok {
+		return errNotOpen(protocol.MethodTextDocumentDidChange, uri)
 	}
-	s.indexDocument(ctx, uri)
-	if !edited.OutOfSync {
-		return nil
+	if version < doc.Version {
+		return fmt.Errorf("didChange for %s ignored: version %d is older than the open version %d", uri, version, doc.Version)
+	}
+	_, err := s.Index.ChangeDocument(ctx, uri, version, p.edits(doc, s.Config().Encoding))
+	if errors.Is(err, index.ErrNotOpen) {
+		return errNotOpen(protocol.MethodTextDocumentDidChange, uri)
+	}
+	if !errors.Is(err, index.ErrOutOfSync) {
+		return err // nil, or the index is closed
 	}
 	err = fmt.Errorf("didChange for %s version %d could not be applied; the document is out of sync until it is reopened", uri, version)
 	s.ShowMessage(ctx, protocol.MessageTypeWarning, "ctxd: "+err.Error()+". Context from this file is refused until then.")
 	return err
 }
 
-func (p *didChangeParams) changes() []position.Change {
-	changes := make([]position.Change, len(p.ContentChanges))
-	for i, c := range p.ContentChanges {
-		changes[i] = position.Change{Range: c.Range, Text: *c.Text}
-	}
-	return changes
-}
-
-// applyChange returns the document after changes. An out-of-sync document
-// can only be repaired by a full-content change, so the changes before the
-// last full one are skipped for it.
-func applyChange(doc *index.Document, version int32, changes []position.Change, enc position.Encoding) *index.Document {
-	next := *doc
-	next.Version, next.Saved = version, false
+// edits converts the changes to byte edits of doc's text, each against the
+// text the previous one leaves. A document out of sync only takes the
+// changes from its last full-content one on: the ranges before it are
+// positions in a text ctxd does not have, and without one there is nothing
+// it can apply (no edits: the index keeps it out of sync).
+func (p *didChangeParams) edits(doc *index.Document, enc position.Encoding) []index.Edit {
+	changes := p.ContentChanges
 	if doc.OutOfSync {
 		last := -1
 		for i, c := range changes {
@@ -98,15 +89,31 @@ func applyChange(doc *index.Document, version int32, changes []position.Change, 
 			}
 		}
 		if last < 0 {
-			return &next
+			return nil
 		}
-		changes, next.Content = changes[last:], nil
+		changes = changes[last:]
 	}
-	content, err := position.ApplyChanges(next.Content, enc, changes)
-	if err != nil {
-		next.OutOfSync = true
-		return &next
+	edits := make([]index.Edit, 0, len(changes))
+	text := doc.Content
+	for i, c := range changes {
+		e := index.Edit{Full: true, Text: *c.Text}
+		if c.Range != nil {
+			m := position.NewMapper(text, enc)
+			e = index.Edit{Start: m.Offset(c.Range.Start), End: m.Offset(c.Range.End), Text: *c.Text}
+			if e.Start > e.End {
+				// Inverted after clamping, the range cannot be
+				// applied: the index refuses it as it is, and the
+				// document goes out of sync. The changes after it are
+				// positions in a text that never existed.
+				return append(edits, e)
+			}
+		}
+		edits = append(edits, e)
+		if i < len(changes)-1 {
+			// The next change's positions are in this change's result;
+			// the last change's result is the index's to make.
+			text, _ = index.ApplyEdits(text, []index.Edit{e})
+		}
 	}
-	next.Content, next.OutOfSync = content, false
-	return &next
+	return edits
 }

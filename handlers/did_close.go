@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
@@ -23,14 +24,9 @@ func DidClose(ctx context.Context, s *Session, raw json.RawMessage) error {
 		return err
 	}
 	uri := p.TextDocument.uri()
-	err := s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) {
-		if _, ok := o.Get(uri); !ok {
-			return nil, errNotOpen(protocol.MethodTextDocumentDidClose, uri)
-		}
-		return o.Without(uri), nil
-	})
-	if err == nil {
-		s.indexDocument(ctx, uri)
+	err := s.Index.CloseDocument(ctx, uri)
+	if errors.Is(err, index.ErrNotOpen) {
+		err = errNotOpen(protocol.MethodTextDocumentDidClose, uri)
 	}
 	s.Logger.Debug("document closed", "uri", uri)
 	return err

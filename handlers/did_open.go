@@ -30,20 +30,15 @@ func (p *didOpenParams) Validate() error {
 
 // DidOpen handles textDocument/didOpen: the buffer becomes the truth for the
 // file. Opening an already open document replaces it (the editor knows best).
+// The index holds it from then on (see [index.Index.OpenDocument]).
 func DidOpen(ctx context.Context, s *Session, raw json.RawMessage) error {
 	var p didOpenParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
 	td := p.TextDocument
-	doc := &index.Document{
-		URI:        index.NormalizeURI(*td.URI),
-		LanguageID: td.LanguageID,
-		Version:    *td.Version,
-		Content:    []byte(*td.Text),
-	}
-	_ = s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) { return o.With(doc), nil })
-	s.indexDocument(ctx, doc.URI)
-	s.Logger.Debug("document opened", "uri", doc.URI, "version", doc.Version, "bytes", len(doc.Content))
+	uri := index.NormalizeURI(*td.URI)
+	s.Index.OpenDocument(ctx, uri, td.LanguageID, *td.Version, []byte(*td.Text))
+	s.Logger.Debug("document opened", "uri", uri, "version", *td.Version, "bytes", len(*td.Text))
 	return nil
 }

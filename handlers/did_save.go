@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/ctxd/ctxd/index"
 	"go.lsp.dev/protocol"
@@ -23,13 +24,9 @@ func DidSave(ctx context.Context, s *Session, raw json.RawMessage) error {
 		return err
 	}
 	uri := p.TextDocument.uri()
-	return s.updateOverlays(func(o *index.Overlays) (*index.Overlays, error) {
-		doc, ok := o.Get(uri)
-		if !ok {
-			return nil, errNotOpen(protocol.MethodTextDocumentDidSave, uri)
-		}
-		saved := *doc
-		saved.Saved = true
-		return o.With(&saved), nil
-	})
+	err := s.Index.SaveDocument(uri)
+	if errors.Is(err, index.ErrNotOpen) {
+		return errNotOpen(protocol.MethodTextDocumentDidSave, uri)
+	}
+	return err
 }

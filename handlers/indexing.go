@@ -116,17 +116,3 @@ func (s *Session) indexProgress(p index.Progress) {
 		delete(s.idx.progress, p.Root)
 	}
 }
-
-// indexDocument passes the current text of an open document to the index.
-// An out-of-sync document keeps its last good text there too.
-func (s *Session) indexDocument(ctx context.Context, uri string) {
-	doc, ok := s.Overlays().Get(uri)
-	if !ok {
-		s.Index.CloseDocument(ctx, uri)
-		return
-	}
-	if doc.OutOfSync {
-		return
-	}
-	s.Index.SetDocument(ctx, uri, doc.Version, doc.Content)
-}

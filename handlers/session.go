@@ -32,7 +32,8 @@ type ClientConfig struct {
 }
 
 // Session is the state shared by the handlers of one connection: what
-// initialize negotiated, the workspace folders and the open documents.
+// initialize negotiated, the workspace folders and the index, which owns
+// the open documents (see [index.Snapshot.Documents]).
 //
 // Readers take snapshots with the accessor methods and never block; the
 // server applies notifications one at a time, and every update builds new
@@ -61,7 +62,6 @@ type Session struct {
 	mu       sync.Mutex // serializes writers; readers use the atomics
 	config   atomic.Pointer[ClientConfig]
 	folders  atomic.Pointer[[]Folder]
-	overlays atomic.Pointer[index.Overlays]
 	progress atomic.Int64 // last progress token number
 }
 
@@ -85,25 +85,7 @@ func (s *Session) Config() *ClientConfig { return s.config.Load() }
 // modified.
 func (s *Session) Folders() []Folder { return *s.folders.Load() }
 
-// Overlays returns the current snapshot of open documents; nil means none.
-func (s *Session) Overlays() *index.Overlays { return s.overlays.Load() }
-
 func (s *Session) setConfig(c *ClientConfig) { s.config.Store(c) }
-
-// updateOverlays replaces the overlay snapshot with f's result, holding the
-// writer lock so that concurrent writers (there should be none: the server
-// applies notifications in order) cannot lose an update. When f fails the
-// snapshot is left as it was.
-func (s *Session) updateOverlays(f func(*index.Overlays) (*index.Overlays, error)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next, err := f(s.overlays.Load())
-	if err != nil {
-		return err
-	}
-	s.overlays.Store(next)
-	return nil
-}
 
 // updateFolders replaces the folder list with a sorted, de-duplicated copy.
 // The index follows once indexing started.

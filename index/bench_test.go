@@ -81,7 +81,7 @@ func BenchmarkDidChange(b *testing.B) {
 			src := x.Snapshot().Roots()[0].Root.Dir
 			uri := PathToURI(filepath.Join(src, "ctxdbench", fmt.Sprintf("five_%v.go", withGraph)))
 			text := fiveThousandLines()
-			x.SetDocument(ctx, uri, 1, text)
+			x.OpenDocument(ctx, uri, "go", 1, text)
 			if withGraph {
 				x.Snapshot().Roots()[0].Graph() // the first build is not an edit
 			}
@@ -90,9 +90,10 @@ func BenchmarkDidChange(b *testing.B) {
 			v := int32(1)
 			for b.Loop() {
 				v++
-				text = slices.Insert(slices.Clone(text), mid, 'x')
 				start := time.Now()
-				x.SetDocument(ctx, uri, v, text)
+				if _, err := x.ChangeDocument(ctx, uri, v, []Edit{{Start: mid, End: mid, Text: "x"}}); err != nil {
+					b.Fatal(err)
+				}
 				if withGraph {
 					x.Snapshot().Roots()[0].Graph()
 				}

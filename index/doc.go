@@ -1,10 +1,20 @@
-// Package index holds ctxd's picture of the workspace: today the editor's open
-// buffers ([Overlays] of [Document]); the scanned files, symbols and relations
-// join it as the index grows.
+// Package index holds ctxd's picture of the workspace: per workspace folder
+// (root) the scanned files with their symbols, the paths skipped and why, and
+// the relation graph; and the editor's open documents ([Document]), whose
+// only owner it is.
 //
-// Everything here is immutable once built. An edit never mutates a value that a
-// reader may hold: it produces a new [Overlays] that shares the untouched
-// documents with the old one, so a request that took a snapshot keeps a
-// consistent view while notifications move on. The package knows nothing about
-// LSP: callers convert editor positions to byte offsets before they get here.
+// An open document is an overlay: its buffer, not the file on disk, is the
+// truth for its path while it is open. The index holds each one's version,
+// text, saved and out-of-sync flags and parse tree, applies the editor's
+// edits to the text as byte ranges ([Index.ChangeDocument]) and hands the
+// same edits to tree-sitter for an incremental reparse, so that a keystroke
+// reparses only around it (see [syntax.Doc.Edit]).
+//
+// Everything readers see is immutable once built. [Index.Snapshot] returns
+// the current [Snapshot] (roots and [Overlays] of open documents) without
+// blocking; an edit never mutates a value that a reader may hold: it
+// publishes a new snapshot that shares everything untouched with the old
+// one, so a request that took a snapshot keeps a consistent view while
+// notifications move on. The package knows nothing about LSP: callers convert
+// editor positions to byte offsets before they get here.
 package index

@@ -2,8 +2,6 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/ignore"
-	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // DefaultMaxFileSize is the size cap when Options.MaxFileSize is zero:
@@ -66,9 +62,10 @@ type Progress struct {
 	Percentage int
 }
 
-// Index keeps the current [Snapshot] of the workspace up to date. Writers
-// (the server's notification loop and background scans) are serialized;
-// readers call [Index.Snapshot] and never block.
+// Index keeps the current [Snapshot] of the workspace up to date, the
+// editor's open documents included: it is their only owner. Writers (the
+// server's notification loop and background scans) are serialized; readers
+// call [Index.Snapshot] and never block.
 type Index struct {
 	opts Options
 	log  *slog.Logger
@@ -78,22 +75,11 @@ type Index struct {
 
 	mu       sync.Mutex // serializes writers and guards the fields below
 	cur      atomic.Pointer[Snapshot]
-	notify   chan struct{} // closed and replaced at every publish
-	docs     map[string]*openDoc
+	notify   chan struct{}    // closed and replaced at every publish
 	scans    map[string]*scan // by root Dir
 	checkers map[string]*ignore.Checker
 	caches   map[string]*rootCache // by root Dir; nil entries are disabled
 	wg       sync.WaitGroup
-}
-
-// openDoc is an editor buffer the index parses incrementally.
-type openDoc struct {
-	uri     string
-	version int32
-	text    []byte
-	lang    syntax.Language
-	doc     *syntax.Doc // nil when the language has no parser or parse failed
-	file    *syntax.File
 }
 
 // scan is a running initial (or re-) scan of one root.
@@ -119,7 +105,6 @@ func New(opts Options) *Index {
 		opts:     opts,
 		log:      log,
 		notify:   make(chan struct{}),
-		docs:     map[string]*openDoc{},
 		scans:    map[string]*scan{},
 		checkers: map[string]*ignore.Checker{},
 		caches:   map[string]*rootCache{},
@@ -129,19 +114,29 @@ func New(opts Options) *Index {
 		log.Warn("index cache disabled", "err", err)
 	}
 	x.cacheBase = base
-	x.cur.Store(&Snapshot{})
+	x.cur.Store(&Snapshot{fp: &lazyFingerprint{}})
 	return x
 }
 
 // Snapshot returns the current snapshot. It never blocks.
 func (x *Index) Snapshot() *Snapshot { return x.cur.Load() }
 
-// publish installs the next snapshot, made of roots, and wakes the
-// waiters. Callers hold x.mu.
-func (x *Index) publish(roots []*RootSnapshot) {
+// publish installs the next snapshot, made of roots and the current open
+// documents, and wakes the waiters. Callers hold x.mu.
+func (x *Index) publish(roots []*RootSnapshot) { x.install(roots, x.cur.Load().docs, true) }
+
+// install publishes a snapshot of roots and docs and wakes the waiters.
+// rootsChanged says whether roots differ from the current ones; when they
+// do not (a change to the documents' overlays alone), the snapshot keeps
+// the current version and fingerprint. Callers hold x.mu.
+func (x *Index) install(roots []*RootSnapshot, docs *Overlays, rootsChanged bool) {
 	old := x.cur.Load()
-	slices.SortFunc(roots, func(a, b *RootSnapshot) int { return strings.Compare(a.Root.Dir, b.Root.Dir) })
-	s := &Snapshot{version: old.version + 1, roots: roots}
+	s := &Snapshot{version: old.version, roots: roots, docs: docs, fp: old.fp}
+	if rootsChanged {
+		slices.SortFunc(roots, func(a, b *RootSnapshot) int { return strings.Compare(a.Root.Dir, b.Root.Dir) })
+		s.version++
+		s.fp = &lazyFingerprint{}
+	}
 	x.cur.Store(s)
 	close(x.notify)
 	x.notify = make(chan struct{})
@@ -219,7 +214,7 @@ func (x *Index) newRootSnapshot(root Root, realDir string, state State) *RootSna
 	r := &RootSnapshot{
 		Root: root, realDir: realDir, state: state, links: newLinkPolicy(realDir, x.opts.HardLinks),
 		files: newLayered[*File](nil), skipped: newLayered[Skipped](nil),
-		open: map[string][]byte{},
+		open: map[string]*Document{},
 	}
 	r.graph = &lazyGraph{src: r}
 	return r
@@ -254,17 +249,15 @@ func (x *Index) startScan(root Root) *RootSnapshot {
 	return r
 }
 
-// withOpenDocs returns r with every open document inside it applied.
+// withOpenDocs returns r with every open document inside it applied, in
+// its last state in sync. Callers hold x.mu.
 func (x *Index) withOpenDocs(r *RootSnapshot) *RootSnapshot {
-	uris := make([]string, 0, len(x.docs))
-	for u := range x.docs {
-		uris = append(uris, u)
-	}
-	slices.Sort(uris)
+	docs := x.Snapshot().docs
 	b := r.edit()
-	for _, u := range uris {
+	for _, u := range docs.URIs() {
 		if rel, ok := x.relIn(r, u); ok {
-			x.applyDoc(b, rel, x.docs[u])
+			d, _ := docs.Get(u)
+			x.applyDoc(b, rel, d.inSync())
 		}
 	}
 	return b.done()
@@ -398,17 +391,19 @@ func (x *Index) rootByDir(dir string) *RootSnapshot {
 
 // replaceRoot publishes a snapshot where r replaces the root with its Dir.
 // Callers hold x.mu.
-func (x *Index) replaceRoot(r *RootSnapshot) {
-	old := x.Snapshot().roots
-	next := make([]*RootSnapshot, 0, len(old))
-	for _, o := range old {
+func (x *Index) replaceRoot(r *RootSnapshot) { x.publish(withRoot(x.Snapshot().roots, r)) }
+
+// withRoot returns a copy of roots where r replaces the root with its Dir.
+func withRoot(roots []*RootSnapshot, r *RootSnapshot) []*RootSnapshot {
+	next := make([]*RootSnapshot, 0, len(roots))
+	for _, o := range roots {
 		if o.Root.Dir == r.Root.Dir {
 			next = append(next, r)
 		} else {
 			next = append(next, o)
 		}
 	}
-	x.publish(next)
+	return next
 }
 
 // Status summarizes the current snapshot and the progress of running
@@ -428,105 +423,6 @@ func (x *Index) Status(withSkipped bool) Status {
 		}
 	}
 	return st
-}
-
-// SetDocument records the full text of an editor buffer (on didOpen and
-// after every didChange). The first call parses it; later calls edit the
-// kept tree-sitter tree and reparse incrementally. The buffer replaces the
-// file on disk in the index until [Index.CloseDocument].
-func (x *Index) SetDocument(ctx context.Context, uri string, version int32, text []byte) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.closed.Load() {
-		return
-	}
-	d := x.docs[uri]
-	if d == nil {
-		p, err := URIToPath(uri)
-		if err != nil {
-			return // untitled: and other schemes are never workspace files
-		}
-		d = &openDoc{uri: uri, lang: syntax.LanguageForPath(filepath.ToSlash(p))}
-		x.docs[uri] = d
-	}
-	d.version, d.text = version, text
-	d.file = nil
-	if d.lang != "" {
-		var err error
-		if d.doc == nil {
-			d.doc, err = syntax.NewDoc(ctx, d.lang, text)
-			if err == nil {
-				d.file = d.doc.File()
-			}
-		} else {
-			d.file, err = d.doc.Update(ctx, text)
-		}
-		if err != nil {
-			x.log.Warn("parsing open document failed", "uri", uri, "err", err)
-			if d.doc != nil {
-				d.doc.Close()
-				d.doc = nil
-			}
-		}
-	}
-	if _, _, err := x.Snapshot().LocateChecked(uri); err != nil {
-		// Outside every root, or refused by the sandbox (a link out of
-		// the root): the buffer is kept for a folder added later, but it
-		// is no file of any root.
-		return
-	}
-	x.applyToRoots(func(r *RootSnapshot, b *rootEdit, rel string) { x.applyDoc(b, rel, d) }, uri)
-}
-
-// CloseDocument forgets an editor buffer; the file falls back to its state
-// on disk.
-func (x *Index) CloseDocument(ctx context.Context, uri string) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	d := x.docs[uri]
-	if d == nil {
-		return
-	}
-	delete(x.docs, uri)
-	if d.doc != nil {
-		d.doc.Close()
-	}
-	x.applyToRoots(func(r *RootSnapshot, b *rootEdit, rel string) {
-		delete(b.r.open, rel)
-		x.reloadPath(ctx, b, rel)
-	}, uri)
-}
-
-// applyToRoots edits the innermost root holding uri and publishes. Callers
-// hold x.mu.
-func (x *Index) applyToRoots(f func(r *RootSnapshot, b *rootEdit, rel string), uri string) {
-	r, rel, ok := x.Snapshot().Locate(uri)
-	if !ok {
-		return
-	}
-	b := r.edit()
-	f(r, b, rel)
-	x.replaceRoot(b.done())
-}
-
-// applyDoc puts an open document into a root being edited, unless the
-// rules skip its path: opening .env in the editor must not index it.
-func (x *Index) applyDoc(b *rootEdit, rel string, d *openDoc) {
-	if s, ok := ruleSkip(x.checker(b.r), rel, false); ok {
-		b.skip(s)
-		return
-	}
-	sum := sha256.Sum256(d.text)
-	f := &File{
-		Path: rel, Encoding: classify.UTF8, SHA256: hex.EncodeToString(sum[:]),
-		ByteSize: int64(len(d.text)), LineCount: classify.LineCount(d.text),
-		Open: true, Version: d.version,
-	}
-	if d.file != nil {
-		f.Language, f.Syntax = d.lang, d.file
-	}
-	b.r.open[rel] = d.text
-	b.setFile(f)
 }
 
 // checker returns the ignore checker of a root. Callers hold x.mu.
@@ -708,12 +604,14 @@ func (x *Index) Close() error {
 	for _, sc := range x.scans {
 		sc.cancel()
 	}
-	for _, d := range x.docs {
-		if d.doc != nil {
-			d.doc.Close()
+	// The documents stay in the last snapshot, which readers may still
+	// hold; only their trees, which no reader sees, are freed.
+	docs := x.Snapshot().docs
+	for _, u := range docs.URIs() {
+		if d, _ := docs.Get(u); d.syn != nil {
+			d.syn.Close()
 		}
 	}
-	x.docs = map[string]*openDoc{}
 	caches := make([]*rootCache, 0, len(x.caches))
 	for _, c := range x.caches {
 		caches = append(caches, c)
@@ -739,10 +637,7 @@ func (r *RootSnapshot) edit() *rootEdit {
 	n := &RootSnapshot{
 		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err, links: r.links,
 		files: r.files, skipped: r.skipped,
-		open: make(map[string][]byte, len(r.open)),
-	}
-	for k, v := range r.open {
-		n.open[k] = v
+		open: maps.Clone(r.open),
 	}
 	return &rootEdit{old: r, r: n, changed: map[string]bool{}}
 }

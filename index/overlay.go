@@ -3,13 +3,46 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"maps"
 	"slices"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// Edit is one change to an open document's text, in bytes: [Start, End)
+// of the text the previous edits of the same list left is replaced by
+// Text, or, when Full is set, the whole text is. Callers convert editor
+// positions to byte offsets before they get here (the index never sees an
+// LSP position). See [syntax.Edit].
+type Edit = syntax.Edit
+
+// ApplyEdits returns text after edits, the text [Index.ChangeDocument]
+// makes of them: for callers that need an intermediate text, such as the
+// one the positions of an editor's next change refer to. It never modifies
+// text; an edit that does not fit gives an error wrapping
+// [syntax.ErrEditRange].
+func ApplyEdits(text []byte, edits []Edit) ([]byte, error) { return syntax.ApplyEdits(text, edits) }
+
+// Errors of the open-document methods of [Index]; they are wrapped with
+// the URI and versions concerned.
+var (
+	// ErrNotOpen: the document is not open.
+	ErrNotOpen = errors.New("document is not open")
+	// ErrStaleVersion: a change names a version older than the open one.
+	ErrStaleVersion = errors.New("version is older than the open version")
+	// ErrOutOfSync: the document is out of sync after the change (see
+	// [Document.OutOfSync]); the change was not applied, or applied only
+	// as far as its version.
+	ErrOutOfSync = errors.New("document is out of sync")
+	// ErrClosed: the index was closed.
+	ErrClosed = errors.New("index is closed")
 )
 
 // Document is one open editor buffer. The editor's buffer is the truth for an
 // open file, so the index prefers it to the file on disk. A Document is never
-// modified after it is built; an edit builds a new one.
+// modified after it is built; an edit builds a new one. The index holds the
+// open documents in every [Snapshot] ([Snapshot.Documents]).
 type Document struct {
 	// URI identifies the document as the editor named it, after
 	// [NormalizeURI].
@@ -28,6 +61,20 @@ type Document struct {
 	// editor's buffer differs from it. Nothing may be built from such a
 	// document; the next full-content change or didOpen repairs it.
 	OutOfSync bool
+
+	// lang is the language the index parses the document as, from its
+	// path; "" for a language without a parser and for URIs that are not
+	// files.
+	lang syntax.Language
+	// syn holds Content's parse tree, kept for the next edit's
+	// incremental reparse, and its extraction; nil without lang or when
+	// the last parse failed (the next change parses from scratch). Only
+	// the index's writer touches the tree; readers see the extraction
+	// through [Document.Syntax].
+	syn *syntax.Doc
+	// synced is, for a document out of sync, the last document that was
+	// in sync: the one the roots hold. nil when in sync.
+	synced *Document
 }
 
 // SHA256 returns the hex sha256 of the content, the fingerprint the manifest
@@ -56,8 +103,28 @@ func (d *Document) LineCount() int {
 	return n
 }
 
-// Overlays is an immutable set of open documents keyed by URI. The nil
-// *Overlays is valid and empty.
+// Syntax returns the extraction of Content: exactly what [syntax.Parse]
+// returns for it, although the index reparses an edited document
+// incrementally. It is nil for a document whose path has no parser, whose
+// URI is not a file, or whose last parse failed.
+func (d *Document) Syntax() *syntax.File {
+	if d.syn == nil {
+		return nil
+	}
+	return d.syn.File()
+}
+
+// inSync returns the document the roots hold for d: d itself, or the last
+// in-sync document when d is out of sync.
+func (d *Document) inSync() *Document {
+	if d.synced != nil {
+		return d.synced
+	}
+	return d
+}
+
+// Overlays is an immutable set of open documents keyed by URI, as a
+// [Snapshot] holds them. The nil *Overlays is valid and empty.
 type Overlays struct {
 	docs map[string]*Document
 }
@@ -88,9 +155,9 @@ func (o *Overlays) URIs() []string {
 	return slices.Sorted(maps.Keys(o.docs))
 }
 
-// With returns a new set in which d replaces any document with the same URI.
+// with returns a new set in which d replaces any document with the same URI.
 // The receiver is unchanged.
-func (o *Overlays) With(d *Document) *Overlays {
+func (o *Overlays) with(d *Document) *Overlays {
 	next := &Overlays{docs: make(map[string]*Document, o.Len()+1)}
 	if o != nil {
 		maps.Copy(next.docs, o.docs)
@@ -99,9 +166,9 @@ func (o *Overlays) With(d *Document) *Overlays {
 	return next
 }
 
-// Without returns a new set without the document with the given URI; it
+// without returns a new set without the document with the given URI; it
 // returns the receiver itself when no such document is open.
-func (o *Overlays) Without(uri string) *Overlays {
+func (o *Overlays) without(uri string) *Overlays {
 	if _, ok := o.Get(uri); !ok {
 		return o
 	}

@@ -8,10 +8,10 @@ import (
 
 func TestOverlaysAreImmutable(t *testing.T) {
 	var empty *Overlays
-	a := empty.With(&Document{URI: "file:///a", Content: []byte("a")})
-	b := a.With(&Document{URI: "file:///b", Content: []byte("b")})
-	c := b.Without("file:///a")
-	a2 := a.With(&Document{URI: "file:///a", Version: 2})
+	a := empty.with(&Document{URI: "file:///a", Content: []byte("a")})
+	b := a.with(&Document{URI: "file:///b", Content: []byte("b")})
+	c := b.without("file:///a")
+	a2 := a.with(&Document{URI: "file:///a", Version: 2})
 
 	got := map[string][]string{"empty": empty.URIs(), "a": a.URIs(), "b": b.URIs(), "c": c.URIs(), "a2": a2.URIs()}
 	want := map[string][]string{"empty": nil, "a": {"file:///a"}, "b": {"file:///a", "file:///b"}, "c": {"file:///b"}, "a2": {"file:///a"}}
@@ -19,10 +19,10 @@ func TestOverlaysAreImmutable(t *testing.T) {
 		t.Errorf("URIs (-want +got):\n%s", diff)
 	}
 	if d, _ := a.Get("file:///a"); d.Version != 0 {
-		t.Error("With modified the receiver")
+		t.Error("with modified the receiver")
 	}
-	if c.Without("file:///zzz") != c {
-		t.Error("Without of an absent URI should return the receiver")
+	if c.without("file:///zzz") != c {
+		t.Error("without of an absent URI should return the receiver")
 	}
 	if _, ok := empty.Get("x"); ok || empty.Len() != 0 {
 		t.Error("nil Overlays is not empty")

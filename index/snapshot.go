@@ -73,17 +73,40 @@ type Root struct {
 type Snapshot struct {
 	version uint64
 	roots   []*RootSnapshot // sorted by Dir
+	docs    *Overlays       // every open document, in a root or not
 
-	fpOnce sync.Once
-	fp     string
+	// fp is shared by the snapshots that differ only in their open
+	// documents' overlays, whose roots are the same.
+	fp *lazyFingerprint
 }
 
-// Version increases by one with every published snapshot.
+// lazyFingerprint computes a snapshot's fingerprint once.
+type lazyFingerprint struct {
+	once sync.Once
+	fp   string
+}
+
+// Version increases by one with every published change to the roots (their
+// files, skipped paths, state, or the open documents applied to them). A
+// change to the open documents alone, which no root sees (a save, a change
+// that leaves a document out of sync, a buffer outside every root), gives
+// a new snapshot with the same version: nothing derived from the roots
+// changed.
 func (s *Snapshot) Version() uint64 { return s.version }
 
 // Roots returns the roots sorted by directory. The slice must not be
 // modified.
 func (s *Snapshot) Roots() []*RootSnapshot { return s.roots }
+
+// Documents returns the open documents: every buffer the editor opened
+// and did not close, whatever its URI scheme and whether or not a root
+// holds it. A document inside a root also replaces the file on disk there
+// (see [RootSnapshot.ReadText]), except while it is out of sync: the root
+// keeps the last text that was in sync.
+func (s *Snapshot) Documents() *Overlays { return s.docs }
+
+// Document returns the open document with the given (normalized) URI.
+func (s *Snapshot) Document(uri string) (*Document, bool) { return s.docs.Get(uri) }
 
 // State is StateIndexing while any root is still being scanned, else
 // StateReady (a failed root does not hold the others back).
@@ -128,16 +151,16 @@ func (r *RootSnapshot) relOf(p string) (string, bool) {
 // format version and, per root in order, its name and file fingerprint
 // list. Computed once per snapshot.
 func (s *Snapshot) Fingerprint() string {
-	s.fpOnce.Do(func() {
+	s.fp.once.Do(func() {
 		h := sha256.New()
 		fmt.Fprintf(h, "ctxd-index\x00%d\n", FormatVersion)
 		for i, r := range s.roots {
 			fmt.Fprintf(h, "root\x00%d\x00%s\n", i, r.Root.Name)
 			r.hashFiles(h)
 		}
-		s.fp = hex.EncodeToString(h.Sum(nil))
+		s.fp.fp = hex.EncodeToString(h.Sum(nil))
 	})
-	return s.fp
+	return s.fp.fp
 }
 
 // RootSnapshot is the immutable state of one root inside a [Snapshot]. It
@@ -151,7 +174,10 @@ type RootSnapshot struct {
 
 	files   *layered[*File]
 	skipped *layered[Skipped]
-	open    map[string][]byte // rel → editor text of open documents
+	// open maps a path to the open document that replaces the file on
+	// disk: the Document of the snapshot's overlays, or the last one in
+	// sync while that is out of sync.
+	open map[string]*Document
 
 	graph *lazyGraph
 
@@ -203,8 +229,8 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("reading %s: %w", rel, ErrNotIndexed)
 	}
-	if t, ok := r.open[rel]; ok {
-		return t, nil
+	if d, ok := r.open[rel]; ok {
+		return d.Content, nil
 	}
 	data, err := readCappedIn(r.realDir, rel, f.ByteSize, r.links)
 	if err != nil {

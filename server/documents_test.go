@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/server/lsptest"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/google/go-cmp/cmp"
@@ -306,4 +309,72 @@ func TestProgressRefusedByClient(t *testing.T) {
 	if p := h.srv.Session().StartProgress(h.ctx, "Indexing", ""); p != nil {
 		t.Fatal("StartProgress returned a progress the client refused")
 	}
+}
+
+// TestIncrementalEditsOverLSP types into an open document with
+// incremental changes (UTF-16 ranges over multi-byte text, several changes
+// per notification, an error made and fixed) and checks that the buffer is
+// the edited text and that documentSymbol answers exactly what it answers
+// for a fresh open of that text: the index's incremental reparse is
+// invisible on the wire. A save moves nothing in the index's status.
+func TestIncrementalEditsOverLSP(t *testing.T) {
+	dir := indextest.WriteTree(t, "-- go.mod --\nmodule example.com/m\n-- a.go --\npackage m\n")
+	uri := index.PathToURI(filepath.Join(dir, "a.go"))
+	h := newHarness(t, withContentRequest)
+	if m := h.call(1, "initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+		"workspaceFolders": []map[string]any{{"uri": index.PathToURI(dir), "name": "m"}}}); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	h.notify("initialized", map[string]any{})
+	symbols := func(id int) string {
+		t.Helper()
+		m := h.call(id, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}})
+		if m.Error != nil {
+			t.Fatal(m.Error)
+		}
+		return string(m.Result)
+	}
+
+	open(h, uri, 1, "package m\n\n// 😀 Alpha é.\nfunc Alpha() {}\n")
+	change(h, uri, 2, map[string]any{"range": rng(3, 5, 3, 10), "text": "Ä"}) // func Ä() {}
+	change(h, uri, 3,
+		// After "😀 " (three UTF-16 units), then in the text that left.
+		map[string]any{"range": rng(2, 6, 2, 11), "text": "Ä"},
+		map[string]any{"range": rng(4, 0, 4, 0), "text": "\ntype T struct {\n\tX int\n"}, // an unclosed struct: an error
+	)
+	change(h, uri, 4, map[string]any{"range": rng(7, 0, 7, 0), "text": "}\n\nfunc (t T) M😀() {}\n"})
+	change(h, uri, 5, map[string]any{"range": rng(9, 12, 9, 14), "text": "e"}) // M😀 → Me
+	want := "package m\n\n// 😀 Ä é.\nfunc Ä() {}\n\ntype T struct {\n\tX int\n}\n\nfunc (t T) Me() {}\n"
+	if got := content(h, uri); got != want {
+		t.Fatalf("content = %q, want %q", got, want)
+	}
+	incremental := symbols(10)
+
+	h.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	open(h, uri, 6, want)
+	if fresh := symbols(11); fresh != incremental {
+		t.Errorf("documentSymbol after incremental edits:\n%s\nafter a fresh open of the same text:\n%s", incremental, fresh)
+	}
+	if !strings.Contains(incremental, `"name":"Me"`) || !strings.Contains(incremental, `"name":"X"`) {
+		t.Errorf("documentSymbol = %s; want Me and X among the symbols", incremental)
+	}
+
+	before := mustMarshal(t, h.status(12).Index)
+	h.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	st := h.status(13)
+	if after := mustMarshal(t, st.Index); after != before {
+		t.Errorf("didSave changed the index status:\n%s\n%s", before, after)
+	}
+	if len(st.OpenDocuments) != 1 || !st.OpenDocuments[0].Saved || st.OpenDocuments[0].Version != 6 {
+		t.Errorf("open documents after save = %+v", st.OpenDocuments)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

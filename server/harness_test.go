@@ -112,7 +112,7 @@ func withContentRequest(s *Server) {
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, err
 		}
-		d, ok := sess.Overlays().Get(p.URI)
+		d, ok := sess.Index.Snapshot().Document(p.URI)
 		if !ok {
 			return nil, nil
 		}

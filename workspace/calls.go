@@ -42,7 +42,7 @@ func runBuild[T any](ctx context.Context, s *Service, c Caller, command string, 
 	if err != nil {
 		return nil, s.failed(command, err, start)
 	}
-	if err := c.inSync(); err != nil {
+	if err := checkInSync(snap.Documents()); err != nil {
 		return nil, s.failed(command, err, start)
 	}
 	root, err := contextbuilder.Root(snap, req)

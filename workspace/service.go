@@ -171,9 +171,6 @@ type Caller struct {
 	// the LSP front end starts indexing there when a request arrives
 	// before the client sent initialized.
 	Ready func()
-	// InSync, when set, fails with an error wrapping [ErrOutOfSync] while
-	// an open document is out of sync; builds are refused then.
-	InSync func() error
 	// Client describes the editor session for ctxd.indexStatus.
 	Client ClientInfo
 	// Adjust, when set, adjusts the builder's options (the LSP front end
@@ -187,9 +184,25 @@ func (c Caller) ready() {
 	}
 }
 
-func (c Caller) inSync() error {
-	if c.InSync != nil {
-		return c.InSync()
+// outOfSync is the error of a build while a document is out of sync; its
+// text is what the client sees, and it matches ErrOutOfSync.
+type outOfSync struct{ uri string }
+
+func (e *outOfSync) Error() string {
+	return e.uri + " is out of sync (a change could not be applied); reopen it or send its full content before building context"
+}
+
+func (e *outOfSync) Is(target error) bool { return target == ErrOutOfSync }
+
+// checkInSync refuses to build while an open document is out of sync: its
+// buffer in the editor differs from the last text ctxd could apply, and
+// any file may end up in a bundle as a dependency. Reopening the document
+// (or a full-content change) repairs it.
+func checkInSync(docs *index.Overlays) error {
+	for _, uri := range docs.URIs() {
+		if d, _ := docs.Get(uri); d.OutOfSync {
+			return &outOfSync{uri: uri}
+		}
 	}
 	return nil
 }

@@ -14,8 +14,6 @@ type ClientInfo struct {
 	PositionEncoding string
 	// Folders are the session's workspace folders, sorted by URI.
 	Folders []Folder
-	// OpenDocuments lists the open editor buffers, sorted by URI.
-	OpenDocuments func() []OpenDocument
 }
 
 // Folder is one workspace folder of the editor.
@@ -75,8 +73,14 @@ func (s *Service) IndexStatus(ctx context.Context, c Caller, a *IndexStatusArgs)
 	if res.WorkspaceFolders == nil {
 		res.WorkspaceFolders = []Folder{}
 	}
-	if c.Client.OpenDocuments != nil {
-		res.OpenDocuments = append(res.OpenDocuments, c.Client.OpenDocuments()...)
+	docs := s.index.Snapshot().Documents()
+	for _, uri := range docs.URIs() {
+		d, _ := docs.Get(uri)
+		res.OpenDocuments = append(res.OpenDocuments, OpenDocument{
+			URI: d.URI, LanguageID: d.LanguageID, Version: d.Version,
+			ByteSize: len(d.Content), LineCount: d.LineCount(), SHA256: d.SHA256(),
+			Saved: d.Saved, OutOfSync: d.OutOfSync,
+		})
 	}
 	return res, nil
 }

@@ -9,8 +9,11 @@
 //
 // [Parse] is safe for concurrent use; it pools a parser per language and
 // closes every tree-sitter object it creates before returning. [Doc] keeps
-// a document's tree between edits and reparses incrementally; it is used by
-// one goroutine at a time. [LanguageForPath] picks the [Language] of a file.
+// a document's tree between edits: [Doc.Edit] takes the editor's byte edits
+// ([Edit]), describes them to tree-sitter and reparses incrementally,
+// returning a new Doc whose File is the one Parse gives for the new text; it
+// is edited by one goroutine at a time. [LanguageForPath] picks the
+// [Language] of a file.
 //
 // # Shared definitions
 //

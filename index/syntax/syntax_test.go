@@ -303,54 +303,115 @@ func TestDoc(t *testing.T) {
 	ctx := context.Background()
 	v1 := []byte("package p\n\nfunc A() {}\n")
 	v2 := []byte("package p\n\n// B is new.\nfunc B() {}\n\nfunc A() {}\n")
-	d, err := syntax.NewDoc(ctx, syntax.Go, v1)
+	d1, err := syntax.NewDoc(ctx, syntax.Go, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d1.Close()
 	want1, _ := syntax.Parse(ctx, syntax.Go, v1)
-	if diff := cmp.Diff(want1, d.File()); diff != "" {
+	want2, _ := syntax.Parse(ctx, syntax.Go, v2)
+	if diff := cmp.Diff(want1, d1.File()); diff != "" {
 		t.Errorf("NewDoc File mismatch (-want +got):\n%s", diff)
 	}
-	got, err := d.Update(ctx, v2)
+
+	insert := []syntax.Edit{{Start: 11, End: 11, Text: "// B is new.\nfunc B() {}\n\n"}}
+	d2, err := d1.Edit(ctx, insert)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want2, _ := syntax.Parse(ctx, syntax.Go, v2)
-	if diff := cmp.Diff(want2, got); diff != "" {
-		t.Errorf("Update mismatch (-want +got):\n%s", diff)
+	defer d2.Close()
+	if diff := cmp.Diff(want2, d2.File()); diff != "" {
+		t.Errorf("Edit File mismatch (-want +got):\n%s", diff)
 	}
-	if got != d.File() {
-		t.Errorf("File() is not the File Update returned")
+	if !bytes.Equal(d2.Text(), v2) {
+		t.Errorf("Edit Text = %q, want %q", d2.Text(), v2)
+	}
+	// The receiver is unchanged, and can still be edited.
+	if diff := cmp.Diff(want1, d1.File()); diff != "" {
+		t.Errorf("receiver's File changed by Edit (-want +got):\n%s", diff)
+	}
+	if !bytes.Equal(d1.Text(), v1) {
+		t.Errorf("receiver's Text changed by Edit: %q", d1.Text())
 	}
 
-	// A cancelled update keeps the document as it was.
+	// Nothing to do: the receiver itself.
+	for _, edits := range [][]syntax.Edit{nil, {{Start: 3, End: 3}}, {{Full: true, Text: string(v2)}}} {
+		if got, err := d2.Edit(ctx, edits); err != nil || got != d2 {
+			t.Errorf("Edit(%+v) = %p, %v; want the receiver", edits, got, err)
+		}
+	}
+
+	// A cancelled edit and an edit that does not fit leave no document.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := d.Update(cctx, v1); !errors.Is(err, context.Canceled) {
-		t.Errorf("Update with a cancelled context: error = %v, want context.Canceled", err)
+	if _, err := d2.Edit(cctx, []syntax.Edit{{Full: true, Text: string(v1)}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Edit with a cancelled context: error = %v, want context.Canceled", err)
 	}
-	if diff := cmp.Diff(want2, d.File()); diff != "" {
-		t.Errorf("File after a cancelled Update mismatch (-want +got):\n%s", diff)
+	if _, err := d2.Edit(ctx, []syntax.Edit{{Start: 0, End: 0, Text: "x"}, {Start: 5, End: 999}}); !errors.Is(err, syntax.ErrEditRange) {
+		t.Errorf("Edit past the end: error = %v, want ErrEditRange", err)
 	}
-	got, err = d.Update(ctx, v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want1, got); diff != "" {
-		t.Errorf("Update back mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want2, d2.File()); diff != "" {
+		t.Errorf("File after failed Edits mismatch (-want +got):\n%s", diff)
 	}
 
-	// After Close, File still answers and Update parses from scratch.
-	d.Close()
-	if diff := cmp.Diff(want1, d.File()); diff != "" {
-		t.Errorf("File after Close mismatch (-want +got):\n%s", diff)
-	}
-	got, err = d.Update(ctx, v2)
+	// A full-content replacement back to v1.
+	d3, err := d2.Edit(ctx, []syntax.Edit{{Full: true, Text: string(v1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want2, got); diff != "" {
-		t.Errorf("Update after Close mismatch (-want +got):\n%s", diff)
+	defer d3.Close()
+	if diff := cmp.Diff(want1, d3.File()); diff != "" {
+		t.Errorf("Full Edit mismatch (-want +got):\n%s", diff)
+	}
+
+	// After Close, File still answers and Edit parses from scratch.
+	d3.Close()
+	if diff := cmp.Diff(want1, d3.File()); diff != "" {
+		t.Errorf("File after Close mismatch (-want +got):\n%s", diff)
+	}
+	d4, err := d3.Edit(ctx, insert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d4.Close()
+	if diff := cmp.Diff(want2, d4.File()); diff != "" {
+		t.Errorf("Edit after Close mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestApplyEdits(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		edits []syntax.Edit
+		want  string
+		err   error
+	}{
+		{"no edits", "abc", nil, "abc", nil},
+		{"insert", "abc", []syntax.Edit{{Start: 1, End: 1, Text: "X"}}, "aXbc", nil},
+		{"delete", "abc", []syntax.Edit{{Start: 0, End: 2}}, "c", nil},
+		{"replace", "abc", []syntax.Edit{{Start: 1, End: 3, Text: "YZW"}}, "aYZW", nil},
+		{"each against the previous result", "abc", []syntax.Edit{{Start: 3, End: 3, Text: "d"}, {Start: 3, End: 4, Text: "D"}, {Start: 0, End: 1}}, "bcD", nil},
+		{"full then ranged", "abc", []syntax.Edit{{Start: 9, End: 9, Full: true, Text: "xy"}, {Start: 2, End: 2, Text: "z"}}, "xyz", nil},
+		{"append at the end", "", []syntax.Edit{{Start: 0, End: 0, Text: "é"}}, "é", nil},
+		{"end past the text", "abc", []syntax.Edit{{Start: 1, End: 4}}, "", syntax.ErrEditRange},
+		{"inverted", "abc", []syntax.Edit{{Start: 2, End: 1}}, "", syntax.ErrEditRange},
+		{"negative", "abc", []syntax.Edit{{Start: -1, End: 1}}, "", syntax.ErrEditRange},
+		{"fails after one applied", "abc", []syntax.Edit{{Start: 0, End: 3}, {Start: 0, End: 1}}, "", syntax.ErrEditRange},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte(tt.src)
+			got, err := syntax.ApplyEdits(src, tt.edits)
+			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Fatalf("error = %v, want %v", err, tt.err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+			if string(src) != tt.src {
+				t.Errorf("ApplyEdits modified its input: %q", src)
+			}
+		})
 	}
 }

@@ -50,7 +50,6 @@ func TestCommandsRoundTrip(t *testing.T) {
 	caller := workspace.Caller{Client: workspace.ClientInfo{
 		PositionEncoding: "utf-16",
 		Folders:          []workspace.Folder{{URI: uri, Name: "app"}},
-		OpenDocuments:    func() []workspace.OpenDocument { return []workspace.OpenDocument{} },
 	}}
 	file := index.PathToURI(filepath.Join(dir, "main.go"))
 	// Arguments by command, run in declaration order (the build records

@@ -1,0 +1,413 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/google/go-cmp/cmp"
+)
+
+// spliceAll is the test's own reading of a list of edits, independent of
+// syntax.ApplyEdits: each replaces a byte range of the previous result.
+func spliceAll(text string, edits []Edit) string {
+	for _, e := range edits {
+		if e.Full {
+			text = e.Text
+			continue
+		}
+		text = text[:e.Start] + e.Text + text[e.End:]
+	}
+	return text
+}
+
+// ins, del and rep build edits at the first occurrence of a marker in the
+// text they will apply to.
+func ins(text, marker, s string) Edit {
+	i := strings.Index(text, marker)
+	if i < 0 {
+		panic("marker " + marker + " not in " + text)
+	}
+	return Edit{Start: i, End: i, Text: s}
+}
+
+func del(text, marker string) Edit {
+	i := strings.Index(text, marker)
+	if i < 0 {
+		panic("marker " + marker + " not in " + text)
+	}
+	return Edit{Start: i, End: i + len(marker)}
+}
+
+func rep(text, marker, s string) Edit {
+	e := del(text, marker)
+	e.Text = s
+	return e
+}
+
+// TestChangeDocumentMatchesParse types sequences of byte edits into an
+// open document of a root and checks after every change that the
+// document's text is the edited text and that its symbols, uses and the
+// rest of its extraction, in the overlay and in the root, are exactly
+// those of a from-scratch parse of that text.
+func TestChangeDocumentMatchesParse(t *testing.T) {
+	// A step is one didChange: edits made from the text before it, each
+	// against the text the previous left (the function sees that text).
+	type step func(text string) []Edit
+	one := func(f func(string) Edit) step { return func(s string) []Edit { return []Edit{f(s)} } }
+	tests := []struct {
+		name  string
+		path  string
+		text  string
+		steps []step
+		// errors, when set, says which steps leave a text with syntax
+		// errors: the cases that edit inside and around errors check
+		// they do.
+		errors []bool
+	}{
+		{
+			name: "go: inserts, deletes and replacements",
+			path: "a.go",
+			text: "package a\n\n// A is first.\nfunc A() int { return 1 }\n\ntype T struct{ X int }\n",
+			steps: []step{
+				one(func(s string) Edit { return ins(s, "\ntype T", "\nfunc B(t T) int { return A() + t.X }\n") }),
+				one(func(s string) Edit { return rep(s, "func A()", "func Alpha()") }),
+				one(func(s string) Edit { return rep(s, "return A()", "return Alpha()") }),
+				one(func(s string) Edit { return del(s, "// A is first.\n") }),
+				one(func(s string) Edit { return ins(s, "X int", "Y, ") }),
+				one(func(s string) Edit { return Edit{Start: len(s), End: len(s), Text: "\nvar V = T{}\n"} }),
+			},
+		},
+		{
+			name: "go: multi-edit changes, each against the previous result",
+			path: "b.go",
+			text: "package b\n\nfunc One() {}\n\nfunc Two() {}\n",
+			steps: []step{
+				func(s string) []Edit {
+					e1 := rep(s, "One", "Uno")
+					s = spliceAll(s, []Edit{e1})
+					e2 := rep(s, "Two", "Dos")
+					s = spliceAll(s, []Edit{e2})
+					e3 := Edit{Start: len(s), End: len(s), Text: "\nfunc Tres() { Uno(); Dos() }\n"}
+					return []Edit{e1, e2, e3}
+				},
+				func(s string) []Edit {
+					// Overlapping: the second edit rewrites what the first
+					// inserted.
+					e1 := ins(s, "func Dos", "func Cuatro() {}\n\n")
+					s = spliceAll(s, []Edit{e1})
+					return []Edit{e1, rep(s, "Cuatro", "Four")}
+				},
+				func(string) []Edit { return nil },
+			},
+		},
+		{
+			name: "go: edits that make an error, edit inside it, then fix it",
+			path: "c.go",
+			text: "package c\n\nfunc A(x int) int {\n\treturn x\n}\n\nfunc B() {}\n",
+			steps: []step{
+				one(func(s string) Edit { return del(s, ") int {") }),                   // "func A(x int\n\treturn x": an error
+				one(func(s string) Edit { return ins(s, "x int\n", "y, ") }),            // inside the error region
+				one(func(s string) Edit { return rep(s, "func B() {}", "func B( {}") }), // a second error
+				one(func(s string) Edit { return ins(s, "y, x int", "z ") }),            // still broken
+				func(s string) []Edit { // both fixed in one change
+					e1 := ins(s, "\n\treturn x", ") int {")
+					s = spliceAll(s, []Edit{e1})
+					return []Edit{e1, rep(s, "B( {}", "B() {}")}
+				},
+			},
+		},
+		{
+			name: "go: a full-content change among ranged ones",
+			path: "d.go",
+			text: "package d\n\nfunc A() {}\n",
+			steps: []step{
+				func(string) []Edit {
+					return []Edit{{Start: 0, End: 1, Text: "ignored"}, {Full: true, Text: "package d\n\nfunc Full() {}\n"}, {Start: 10, End: 10, Text: "// Doc.\n"}}
+				},
+				func(s string) []Edit { return []Edit{{Full: true, Text: s + "\nfunc Z( {}\n"}} },
+			},
+		},
+		{
+			name: "typescript: inserts, deletes, replacements and multi-edit changes",
+			path: "src/m.ts",
+			text: "import { x } from './x';\n\nexport function f(a: number): number {\n  return a + x;\n}\n\nexport class C {\n  m(): void {}\n}\n",
+			steps: []step{
+				one(func(s string) Edit { return ins(s, "  m()", "  static k = 1;\n") }),
+				one(func(s string) Edit { return rep(s, "f(a: number)", "g(a: number, b = 2)") }),
+				one(func(s string) Edit { return del(s, "import { x } from './x';\n") }),
+				func(s string) []Edit {
+					e1 := ins(s, "export class", "export interface I { n: string }\n\n")
+					s = spliceAll(s, []Edit{e1})
+					e2 := rep(s, "class C {", "class C implements I {")
+					s = spliceAll(s, []Edit{e2})
+					return []Edit{e1, e2, ins(s, "  m()", "  n = '';\n")}
+				},
+			},
+		},
+		{
+			name: "typescript: an error made, edited inside, and fixed",
+			path: "src/e.ts",
+			text: "export function f(a: number): number {\n  return a;\n}\n\nexport const k = f(1);\n\nclass D {}\n",
+			steps: []step{
+				one(func(s string) Edit { return del(s, ")") }),                        // f(a: number: number {
+				one(func(s string) Edit { return ins(s, "a: number", "b: string, ") }), // inside the error region
+				one(func(s string) Edit { return ins(s, "class D {}", "`") }),          // an unterminated template
+				one(func(s string) Edit { return ins(s, ": number {", ")") }),          // one fixed
+				one(func(s string) Edit { return del(s, "`") }),                        // all fixed
+				one(func(s string) Edit { return rep(s, "const k = f(1)", "let k = f(\"1\", 1)") }),
+			},
+			errors: []bool{true, true, true, true, false, false},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, "-- "+tt.path+" --\n// on disk\n")
+			x, _ := indexDir(t, dir, Options{})
+			ctx := testCtx(t)
+			uri := PathToURI(filepath.Join(dir, filepath.FromSlash(tt.path)))
+			lang := syntax.LanguageForPath(tt.path)
+			x.OpenDocument(ctx, uri, string(lang), 1, []byte(tt.text))
+			text := tt.text
+			check := func(when string) {
+				t.Helper()
+				snap := x.Snapshot()
+				d, ok := snap.Document(uri)
+				if !ok {
+					t.Fatalf("%s: document not open", when)
+				}
+				if diff := cmp.Diff(text, string(d.Content)); diff != "" {
+					t.Fatalf("%s: text (-want +got):\n%s", when, diff)
+				}
+				want, err := syntax.Parse(ctx, lang, []byte(text))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, d.Syntax()); diff != "" {
+					t.Fatalf("%s: overlay extraction (-Parse +document):\n%s\ntext:\n%s", when, diff, text)
+				}
+				f := mustFile(t, snap.Roots()[0], tt.path)
+				if diff := cmp.Diff(want, f.Syntax); diff != "" {
+					t.Fatalf("%s: root file extraction (-Parse +root):\n%s", when, diff)
+				}
+			}
+			check("after open")
+			for i, st := range tt.steps {
+				edits := st(text)
+				if _, err := x.ChangeDocument(ctx, uri, int32(i+2), edits); err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				text = spliceAll(text, edits)
+				check("after step " + itoa3(i))
+				if d, _ := x.Snapshot().Document(uri); tt.errors != nil && d.Syntax().HasErrors != tt.errors[i] {
+					t.Errorf("step %d: text has errors: %v, want %v", i, d.Syntax().HasErrors, tt.errors[i])
+				}
+			}
+		})
+	}
+}
+
+// TestDocumentLifecycle follows one document through the states of an
+// editor's document sync: versions, out of sync and its repair, save,
+// close, and what the overlay, the root and the snapshot version show.
+func TestDocumentLifecycle(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc Disk() {}\n")
+	x, r0 := indexDir(t, dir, Options{})
+	ctx := testCtx(t)
+	uri := PathToURI(filepath.Join(dir, "a.go"))
+	diskSHA := mustFile(t, r0, "a.go").SHA256
+
+	type state struct {
+		Version   int32
+		Text      string
+		Saved     bool
+		OutOfSync bool
+		// Root* is what the root holds for a.go.
+		RootVersion int32
+		RootText    string
+		RootSymbols string
+	}
+	get := func() state {
+		t.Helper()
+		snap := x.Snapshot()
+		d, ok := snap.Document(uri)
+		if !ok {
+			t.Fatal("a.go is not open")
+		}
+		r := snap.Roots()[0]
+		text, err := r.ReadText("a.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := mustFile(t, r, "a.go")
+		return state{d.Version, string(d.Content), d.Saved, d.OutOfSync, f.Version, string(text), names(f)}
+	}
+	expect := func(when string, want state) {
+		t.Helper()
+		if diff := cmp.Diff(want, get()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", when, diff)
+		}
+	}
+
+	x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n\nfunc A() {}\n"))
+	expect("open", state{1, "package a\n\nfunc A() {}\n", false, false, 1, "package a\n\nfunc A() {}\n", "A"})
+
+	if _, err := x.ChangeDocument(ctx, uri, 2, []Edit{{Start: 16, End: 17, Text: "Bee"}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("change", state{2, "package a\n\nfunc Bee() {}\n", false, false, 2, "package a\n\nfunc Bee() {}\n", "Bee"})
+	inSync := state{2, "package a\n\nfunc Bee() {}\n", false, false, 2, "package a\n\nfunc Bee() {}\n", "Bee"}
+
+	// A save changes the overlay only: the snapshot version stays.
+	v := x.Snapshot().Version()
+	if err := x.SaveDocument(uri); err != nil {
+		t.Fatal(err)
+	}
+	saved := inSync
+	saved.Saved = true
+	expect("save", saved)
+	if got := x.Snapshot().Version(); got != v {
+		t.Errorf("save moved the snapshot version %d -> %d", v, got)
+	}
+
+	// A stale version changes nothing, not even the snapshot.
+	before := x.Snapshot()
+	if _, err := x.ChangeDocument(ctx, uri, 1, []Edit{{Full: true, Text: "stale"}}); !errors.Is(err, ErrStaleVersion) {
+		t.Errorf("stale change: error = %v, want ErrStaleVersion", err)
+	}
+	if x.Snapshot() != before {
+		t.Error("a stale change published a snapshot")
+	}
+
+	// An edit that does not fit: out of sync at version 3, the text as it
+	// was before the change (its first edit is not applied either), and
+	// the root keeps the last text in sync, at its version.
+	d, err := x.ChangeDocument(ctx, uri, 3, []Edit{{Start: 0, End: 0, Text: "x"}, {Start: 5, End: 999}})
+	if !errors.Is(err, ErrOutOfSync) || !errors.Is(err, syntax.ErrEditRange) || d == nil || !d.OutOfSync {
+		t.Fatalf("change past the end = %+v, %v; want an out-of-sync document and ErrOutOfSync", d, err)
+	}
+	outOfSync := state{3, "package a\n\nfunc Bee() {}\n", false, true, 2, "package a\n\nfunc Bee() {}\n", "Bee"}
+	expect("bad edit", outOfSync)
+	if got := x.Snapshot().Version(); got != v {
+		t.Errorf("going out of sync moved the snapshot version %d -> %d", v, got)
+	}
+
+	// Ranged edits cannot repair it: they are positions in a text the
+	// index does not have.
+	if _, err := x.ChangeDocument(ctx, uri, 4, []Edit{{Start: 0, End: 0, Text: "y"}}); !errors.Is(err, ErrOutOfSync) {
+		t.Errorf("ranged change out of sync: error = %v, want ErrOutOfSync", err)
+	}
+	outOfSync.Version = 4
+	expect("ranged change out of sync", outOfSync)
+
+	// A full-content change does; the edits before it are skipped, even
+	// one that does not fit, and the ones after it apply to its text.
+	if _, err := x.ChangeDocument(ctx, uri, 5, []Edit{{Start: 50, End: 1}, {Full: true, Text: "package a\n\nfunc F() {}\n"}, {Start: 17, End: 17, Text: "ull"}}); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	expect("repair", state{5, "package a\n\nfunc Full() {}\n", false, false, 5, "package a\n\nfunc Full() {}\n", "Full"})
+
+	// Close: the disk is the truth again.
+	if err := x.CloseDocument(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := x.Snapshot().Document(uri); ok {
+		t.Error("a.go still open after close")
+	}
+	if f := mustFile(t, x.Snapshot().Roots()[0], "a.go"); f.Open || f.SHA256 != diskSHA || names(f) != "Disk" {
+		t.Errorf("after close: %+v symbols %s; want the disk state", f, names(f))
+	}
+
+	// Not open.
+	if _, err := x.ChangeDocument(ctx, uri, 9, nil); !errors.Is(err, ErrNotOpen) {
+		t.Errorf("change after close: error = %v, want ErrNotOpen", err)
+	}
+	if err := x.SaveDocument(uri); !errors.Is(err, ErrNotOpen) {
+		t.Errorf("save after close: error = %v, want ErrNotOpen", err)
+	}
+	if err := x.CloseDocument(ctx, uri); !errors.Is(err, ErrNotOpen) {
+		t.Errorf("close after close: error = %v, want ErrNotOpen", err)
+	}
+}
+
+// TestDocumentsOutsideRoots: the index holds every open document, in a
+// root or not, so that its status lists them all; only file documents
+// inside a root reach the root, an out-of-sync one in its last state in
+// sync, also when the root is added after the document went out of sync.
+func TestDocumentsOutsideRoots(t *testing.T) {
+	ctx := testCtx(t)
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	dir := writeTree(t, "-- w/b.go --\npackage w\n\nfunc Disk() {}\n")
+	bURI := PathToURI(filepath.Join(dir, "w", "b.go"))
+
+	x.OpenDocument(ctx, "untitled:Untitled-1", "go", 1, []byte("package u\n"))
+	x.OpenDocument(ctx, bURI, "go", 1, []byte("package w\n\nfunc Synced() {}\n"))
+	if _, err := x.ChangeDocument(ctx, bURI, 2, []Edit{{Start: 3, End: 1}}); !errors.Is(err, ErrOutOfSync) {
+		t.Fatalf("error = %v, want ErrOutOfSync", err)
+	}
+	snap := x.Snapshot()
+	if diff := cmp.Diff([]string{bURI, "untitled:Untitled-1"}, snap.Documents().URIs()); diff != "" {
+		t.Errorf("documents (-want +got):\n%s", diff)
+	}
+	if snap.Version() != 0 {
+		t.Errorf("documents outside every root moved the snapshot version to %d", snap.Version())
+	}
+	if u, _ := snap.Document("untitled:Untitled-1"); u.Syntax() != nil {
+		t.Error("an untitled document was parsed")
+	}
+	if b, _ := snap.Document(bURI); b.Syntax() == nil || b.Syntax().Symbols[0].Name != "Synced" {
+		t.Errorf("out-of-sync document's extraction = %+v, want its last text's", b.Syntax())
+	}
+
+	w := filepath.Join(dir, "w")
+	x.SetRoots([]Root{{URI: PathToURI(w), Name: "w", Dir: w}})
+	snap, err := x.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustFile(t, snap.Roots()[0], "b.go")
+	if !f.Open || f.Version != 1 || names(f) != "Synced" {
+		t.Errorf("b.go in the new root = %+v symbols %s; want the open document at version 1", f, names(f))
+	}
+	if b, _ := snap.Document(bURI); !b.OutOfSync || b.Version != 2 {
+		t.Errorf("b.go overlay = %+v; want out of sync at version 2", b)
+	}
+}
+
+// TestSnapshotsKeepTheirDocuments: an edit publishes new values and
+// leaves the snapshot a reader holds as it was.
+func TestSnapshotsKeepTheirDocuments(t *testing.T) {
+	ctx := context.Background()
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	uri := "file:///nowhere/a.go"
+	x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n\nfunc A() {}\n"))
+	s1 := x.Snapshot()
+	d1, _ := s1.Document(uri)
+	for v, edits := range [][]Edit{{{Start: 16, End: 16, Text: "B"}}, {{Full: true, Text: "package a\n"}}} {
+		if _, err := x.ChangeDocument(ctx, uri, int32(v+2), edits); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.SaveDocument(uri); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.CloseDocument(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := s1.Document(uri)
+	if !ok || got != d1 || got.Version != 1 || got.Saved || string(got.Content) != "package a\n\nfunc A() {}\n" {
+		t.Fatalf("the first snapshot's document changed: %+v", got)
+	}
+	want, _ := syntax.Parse(ctx, syntax.Go, []byte("package a\n\nfunc A() {}\n"))
+	if diff := cmp.Diff(want, got.Syntax()); diff != "" {
+		t.Errorf("the first snapshot's extraction changed (-want +got):\n%s", diff)
+	}
+	if x.Snapshot().Documents().Len() != 0 {
+		t.Error("document still open")
+	}
+}
