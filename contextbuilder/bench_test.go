@@ -82,12 +82,7 @@ func BenchmarkGOROOT(b *testing.B) {
 	})
 	cache := tokens.NewCache(0)
 	for _, budget := range []int{8000, 32000, 128000} {
-		req := &contextbuilder.Request{
-			Purpose:    contextbuilder.PurposeDiff,
-			ActiveFile: goroot.uri,
-			Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
-			Model:      &contextbuilder.ModelRequest{MaxInputTokens: &budget},
-		}
+		req := gorootRequest(budget)
 		opts := contextbuilder.Options{Tokens: cache, Scans: contextbuilder.NewScanCache(0)}
 		snap := goroot.x.Snapshot()
 		run := func(name string, f func() error) {
@@ -125,4 +120,63 @@ func BenchmarkGOROOT(b *testing.B) {
 			return err
 		})
 	}
+}
+
+// gorootRequest is the benchmarks' request: a diff of the selection in
+// (*conn).serve under a budget of maxInput tokens.
+func gorootRequest(maxInput int) *contextbuilder.Request {
+	return &contextbuilder.Request{
+		Purpose:    contextbuilder.PurposeDiff,
+		ActiveFile: goroot.uri,
+		Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
+		Model:      &contextbuilder.ModelRequest{MaxInputTokens: &maxInput},
+	}
+}
+
+// benchEntry times one entry point on the GOROOT request at budgets of 8k,
+// 32k and 128k tokens with warm caches, reporting ns/op and B/op: the
+// figures that compare a preview with a build.
+func benchEntry(b *testing.B, f func(context.Context, *index.Snapshot, *contextbuilder.Request, contextbuilder.Options) error) {
+	gorootIndex(b)
+	snap := goroot.x.Snapshot()
+	for _, budget := range []int{8000, 32000, 128000} {
+		b.Run(fmt.Sprintf("%dk", budget/1000), func(b *testing.B) {
+			req := gorootRequest(budget)
+			opts := contextbuilder.Options{Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0)}
+			if err := f(context.Background(), snap, req, opts); err != nil { // warm: caches
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f(context.Background(), snap, req, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBuild times ctxd.buildContext.
+func BenchmarkBuild(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.Build(ctx, snap, req, opts)
+		return err
+	})
+}
+
+// BenchmarkBuildManifest times ctxd.manifest, which must stay cheaper than
+// a build while giving the same fingerprints.
+func BenchmarkBuildManifest(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.BuildManifest(ctx, snap, req, opts)
+		return err
+	})
+}
+
+// BenchmarkBudget times ctxd.budget.
+func BenchmarkBudget(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.Budget(ctx, snap, req, opts)
+		return err
+	})
 }
