@@ -13,7 +13,6 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/tools/corpus"
 )
@@ -25,7 +24,8 @@ var goroot struct {
 	once sync.Once
 	x    *index.Index
 	uri  string
-	sel  position.Range
+	sel  contextbuilder.Range
+	span contextbuilder.Span
 	err  error
 	// graph is how long the first build's relation graph took: paid once
 	// per snapshot lineage, then updated incrementally.
@@ -50,8 +50,9 @@ func gorootIndex(b *testing.B) {
 			goroot.err = fmt.Errorf("(*conn).serve not found in %s", target)
 			return
 		}
-		line := uint32(bytes.Count(text[:i], []byte("\n")))
-		goroot.sel = position.Range{Start: position.Position{Line: line + 10, Character: 2}, End: position.Position{Line: line + 12, Character: 0}}
+		line := bytes.Count(text[:i], []byte("\n"))
+		goroot.sel = contextbuilder.Range{Start: contextbuilder.Position{Line: line + 10, Character: 2}, End: contextbuilder.Position{Line: line + 12, Character: 0}}
+		goroot.span = contextbuilder.Span{Start: byteOffset(text, goroot.sel.Start, ""), End: byteOffset(text, goroot.sel.End, "")}
 		goroot.x = index.New(index.Options{CacheDir: "off"})
 		goroot.x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "src", Dir: dir}})
 		var snap *index.Snapshot
@@ -128,7 +129,7 @@ func gorootRequest(maxInput int) *contextbuilder.Request {
 	return &contextbuilder.Request{
 		Purpose:    contextbuilder.PurposeDiff,
 		ActiveFile: goroot.uri,
-		Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
+		Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel, Span: &goroot.span},
 		Model:      &contextbuilder.ModelRequest{MaxInputTokens: &maxInput},
 	}
 }

@@ -12,15 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/handlers/position"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-func rng(sl, sc, el, ec uint32) position.Range {
-	return position.Range{
-		Start: position.Position{Line: sl, Character: sc},
-		End:   position.Position{Line: el, Character: ec},
+func rng(sl, sc, el, ec int) contextbuilder.Range {
+	return contextbuilder.Range{
+		Start: contextbuilder.Position{Line: sl, Character: sc},
+		End:   contextbuilder.Position{Line: el, Character: ec},
 	}
 }
 
