@@ -2,6 +2,11 @@ package contextbuilder_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -63,4 +68,68 @@ func byteOffset(text []byte, p contextbuilder.Position, enc string) int {
 		off += size
 	}
 	return off
+}
+
+// TestSelectionSpan: the builder selects by the selection's byte span,
+// refuses a selection the caller did not resolve or resolved past the
+// text, and never reads the range itself.
+func TestSelectionSpan(t *testing.T) {
+	const text = "package p\n\nfunc A() int { return 1 }\n\nfunc B() int { return 2 }\n"
+	b := strings.Index(text, "return 2")
+	tests := []struct {
+		name string
+		span *contextbuilder.Span
+		want string // substring of an ErrInvalidRequest; "" means built
+	}{
+		{"unresolved", nil, "not resolved to byte offsets"},
+		{"past the end", &contextbuilder.Span{Start: b, End: len(text) + 1}, "outside the file's text"},
+		{"negative", &contextbuilder.Span{Start: -1, End: b}, "outside the file's text"},
+		{"inverted", &contextbuilder.Span{Start: b, End: b - 1}, "starts after it ends"},
+		{"inside B", &contextbuilder.Span{Start: b, End: b + 6}, ""},
+		{"empty at the end", &contextbuilder.Span{Start: len(text), End: len(text)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := tempRoot(t)
+			u := fileURI(root, "p.go")
+			// The range says line 0 on purpose: only the span counts.
+			req := &contextbuilder.Request{Purpose: contextbuilder.PurposeDiff, ActiveFile: u,
+				Selection: &contextbuilder.SelectionRange{URI: u, Span: tt.span}}
+			(&workspace{}).write(t, root, []wsFile{{path: "go.mod", data: []byte("module example.com/p\n")}, {path: "p.go", data: []byte(text)}})
+			res, err := contextbuilder.Build(context.Background(), indexDir(t, root).Snapshot(), req, contextbuilder.Options{CreatedAt: goldenTime})
+			if tt.want != "" {
+				if !errors.Is(err, contextbuilder.ErrInvalidRequest) || !strings.Contains(err.Error(), `"selection.range"`) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Build = %v, want an invalid request naming \"selection.range\" and %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.span.Start < len(text) && !slices.Equal(res.Manifest.Selection.TargetSymbols, []string{"B"}) {
+				t.Errorf("target symbols %v, want [B]", res.Manifest.Selection.TargetSymbols)
+			}
+		})
+	}
+}
+
+// TestAmbiguousCandidateSpan: a candidate carries its declaration's byte
+// span, and a range in lines and byte columns for callers that cannot
+// read the text.
+func TestAmbiguousCandidateSpan(t *testing.T) {
+	req := &contextbuilder.Request{Purpose: contextbuilder.PurposeDiff, PlanStep: &contextbuilder.PlanStep{ID: "s", TargetSymbols: []string{"Handle"}}}
+	const a = "package a\n\n// é\nfunc Handle() {}\n"
+	_, err := buildText(t, req, "go.mod", "module example.com/amb\n", "a/a.go", a, "b/b.go", "package b\n\nfunc Handle() error { return nil }\n")
+	var ref *contextbuilder.Refusal
+	if !errors.As(err, &ref) || ref.Code != contextbuilder.RefuseAmbiguousTarget || len(ref.Candidates) != 2 {
+		t.Fatalf("Build = %v, want REFUSE_AMBIGUOUS_TARGET with two candidates", err)
+	}
+	c := ref.Candidates[0]
+	start := strings.Index(a, "func Handle")
+	want := contextbuilder.Candidate{Path: "a/a.go", Symbol: "Handle", Kind: "function",
+		Range: contextbuilder.Range{Start: contextbuilder.Position{Line: 3}, End: contextbuilder.Position{Line: 3, Character: 16}},
+		Span:  contextbuilder.Span{Start: start, End: start + len("func Handle() {}")}}
+	if c != want {
+		t.Errorf("candidate %+v, want %+v", c, want)
+	}
 }
