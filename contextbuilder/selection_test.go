@@ -133,3 +133,32 @@ func TestAmbiguousCandidateSpan(t *testing.T) {
 		t.Errorf("candidate %+v, want %+v", c, want)
 	}
 }
+
+// TestByteOffset pins the harness's position rules, which must be the
+// edge's for golden selections to mean the same bytes.
+func TestByteOffset(t *testing.T) {
+	text := []byte("ab\r\n😀é|x\rz")
+	pos := func(l, c int) contextbuilder.Position { return contextbuilder.Position{Line: l, Character: c} }
+	tests := []struct {
+		p    contextbuilder.Position
+		enc  string
+		want int
+	}{
+		{pos(0, 1), "", 1},
+		{pos(0, 9), "", 2},        // past the line: its end, before "\r\n"
+		{pos(1, 0), "", 4},        // "\r\n" is one break
+		{pos(1, 1), "utf-16", 4},  // half a surrogate pair rounds down
+		{pos(1, 2), "utf-16", 8},  // after 😀
+		{pos(1, 3), "utf-16", 10}, // after é
+		{pos(1, 1), "utf-32", 8},  // 😀 is one code point
+		{pos(1, 6), "utf-8", 10},  // 4 + 2 bytes
+		{pos(1, 5), "utf-8", 8},   // inside é rounds down
+		{pos(2, 1), "utf-16", 14}, // a lone "\r" ends a line too
+		{pos(9, 0), "utf-16", 14}, // past the last line: the end
+	}
+	for _, tt := range tests {
+		if got := byteOffset(text, tt.p, tt.enc); got != tt.want {
+			t.Errorf("byteOffset(%+v, %q) = %d, want %d", tt.p, tt.enc, got, tt.want)
+		}
+	}
+}
