@@ -13,7 +13,6 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/tools/corpus"
 )
@@ -25,7 +24,8 @@ var goroot struct {
 	once sync.Once
 	x    *index.Index
 	uri  string
-	sel  position.Range
+	sel  contextbuilder.Range
+	span contextbuilder.Span
 	err  error
 	// graph is how long the first build's relation graph took: paid once
 	// per snapshot lineage, then updated incrementally.
@@ -50,8 +50,9 @@ func gorootIndex(b *testing.B) {
 			goroot.err = fmt.Errorf("(*conn).serve not found in %s", target)
 			return
 		}
-		line := uint32(bytes.Count(text[:i], []byte("\n")))
-		goroot.sel = position.Range{Start: position.Position{Line: line + 10, Character: 2}, End: position.Position{Line: line + 12, Character: 0}}
+		line := bytes.Count(text[:i], []byte("\n"))
+		goroot.sel = contextbuilder.Range{Start: contextbuilder.Position{Line: line + 10, Character: 2}, End: contextbuilder.Position{Line: line + 12, Character: 0}}
+		goroot.span = contextbuilder.Span{Start: byteOffset(text, goroot.sel.Start, ""), End: byteOffset(text, goroot.sel.End, "")}
 		goroot.x = index.New(index.Options{CacheDir: "off"})
 		goroot.x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "src", Dir: dir}})
 		var snap *index.Snapshot
@@ -82,12 +83,7 @@ func BenchmarkGOROOT(b *testing.B) {
 	})
 	cache := tokens.NewCache(0)
 	for _, budget := range []int{8000, 32000, 128000} {
-		req := &contextbuilder.Request{
-			Purpose:    contextbuilder.PurposeDiff,
-			ActiveFile: goroot.uri,
-			Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel},
-			Model:      &contextbuilder.ModelRequest{MaxInputTokens: &budget},
-		}
+		req := gorootRequest(budget)
 		opts := contextbuilder.Options{Tokens: cache, Scans: contextbuilder.NewScanCache(0)}
 		snap := goroot.x.Snapshot()
 		run := func(name string, f func() error) {
@@ -125,4 +121,63 @@ func BenchmarkGOROOT(b *testing.B) {
 			return err
 		})
 	}
+}
+
+// gorootRequest is the benchmarks' request: a diff of the selection in
+// (*conn).serve under a budget of maxInput tokens.
+func gorootRequest(maxInput int) *contextbuilder.Request {
+	return &contextbuilder.Request{
+		Purpose:    contextbuilder.PurposeDiff,
+		ActiveFile: goroot.uri,
+		Selection:  &contextbuilder.SelectionRange{URI: goroot.uri, Range: goroot.sel, Span: &goroot.span},
+		Model:      &contextbuilder.ModelRequest{MaxInputTokens: &maxInput},
+	}
+}
+
+// benchEntry times one entry point on the GOROOT request at budgets of 8k,
+// 32k and 128k tokens with warm caches, reporting ns/op and B/op: the
+// figures that compare a preview with a build.
+func benchEntry(b *testing.B, f func(context.Context, *index.Snapshot, *contextbuilder.Request, contextbuilder.Options) error) {
+	gorootIndex(b)
+	snap := goroot.x.Snapshot()
+	for _, budget := range []int{8000, 32000, 128000} {
+		b.Run(fmt.Sprintf("%dk", budget/1000), func(b *testing.B) {
+			req := gorootRequest(budget)
+			opts := contextbuilder.Options{Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0)}
+			if err := f(context.Background(), snap, req, opts); err != nil { // warm: caches
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f(context.Background(), snap, req, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBuild times ctxd.buildContext.
+func BenchmarkBuild(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.Build(ctx, snap, req, opts)
+		return err
+	})
+}
+
+// BenchmarkBuildManifest times ctxd.manifest, which must stay cheaper than
+// a build while giving the same fingerprints.
+func BenchmarkBuildManifest(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.BuildManifest(ctx, snap, req, opts)
+		return err
+	})
+}
+
+// BenchmarkBudget times ctxd.budget.
+func BenchmarkBudget(b *testing.B) {
+	benchEntry(b, func(ctx context.Context, snap *index.Snapshot, req *contextbuilder.Request, opts contextbuilder.Options) error {
+		_, err := contextbuilder.Budget(ctx, snap, req, opts)
+		return err
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 )
 
@@ -18,9 +17,6 @@ type Options struct {
 	// Redactor scans every text that would be sent; nil means
 	// secrets.Default(), the built-in rules.
 	Redactor Redactor
-	// PositionEncoding is the encoding of the request's selection and
-	// last_error ranges; empty means utf-16 (the LSP default).
-	PositionEncoding position.Encoding
 	// CreatedAt is written to created_at, the only wall-clock field; it is
 	// outside every fingerprint and id. The zero time is written as
 	// 1970-01-01T00:00:00Z.
@@ -55,48 +51,60 @@ func Root(snap *index.Snapshot, req *Request) (*index.RootSnapshot, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%w: the request object is missing", ErrInvalidRequest)
 	}
-	p := &pipeline{req: req, snap: snap}
-	if err := p.chooseRoot(); err != nil {
-		return nil, err
-	}
-	return p.root, nil
+	return chooseRoot(snap, req)
 }
 
 // Build runs the whole contract and returns the four outputs. A refusal
 // is returned as a *Refusal error; a malformed request as an error
 // wrapping ErrInvalidRequest; ctx's error when cancelled.
 func Build(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*Result, error) {
-	p, err := run(ctx, snap, req, opts, modeBuild)
+	out, err := runWithRefresh(ctx, snap, req, opts, modeBuild)
 	if err != nil {
 		return nil, err
 	}
-	return p.result(), nil
+	return &Result{Bundle: out.bundle, Manifest: out.manifest, RedactionReport: out.redactions, BudgetReport: out.budget}, nil
 }
 
 // BuildManifest selects exactly as Build does and returns the manifest and
 // reports without block contents (ctxd.manifest). Its fingerprints and ids
 // equal Build's for the same inputs.
+//
+// What it skips: the bundle itself. Each block is made, given its
+// block_id and streamed into the bundle_fingerprint hash, then dropped;
+// no Bundle, block list or Result is kept, and created_at is never
+// formatted. What it cannot skip: bundle_fingerprint (and so bundle_id)
+// hashes every block's title, content and meta, so every kept block is
+// read, sliced, redacted and counted exactly as in a build — the token
+// counts also decide which blocks are kept — and the canonical request is
+// needed for correlation_id and the block ids inside the hash.
 func BuildManifest(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*ManifestResult, error) {
-	p, err := run(ctx, snap, req, opts, modeBuild)
+	out, err := runWithRefresh(ctx, snap, req, opts, modeManifest)
 	if err != nil {
 		return nil, err
 	}
-	r := p.result()
-	return &ManifestResult{Manifest: r.Manifest, RedactionReport: r.RedactionReport, BudgetReport: r.BudgetReport}, nil
+	return &ManifestResult{Manifest: out.manifest, RedactionReport: out.redactions, BudgetReport: out.budget}, nil
 }
 
 // Budget selects as Build does and returns the budget report with counts
 // (ctxd.budget). A selection that Build would refuse for its size gives a
 // report with decision refuse_hard_limit instead of an error, since a
 // status bar wants to show it; other refusals are errors.
+//
+// What it skips: everything after the blocks are chosen and ordered —
+// the canonical request, block ids, bundle_fingerprint, manifest and
+// bundle (its report's bundle_id is ""); and, with a ScanCache, the
+// reading of optional whole files it has counted before under the same
+// content hash. What it cannot skip: the selection, slicing and redaction
+// of every block, since its token estimate counts the text that would be
+// sent, after redaction.
 func Budget(ctx context.Context, snap *index.Snapshot, req *Request, opts Options) (*BudgetResult, error) {
-	p, err := run(ctx, snap, req, opts, modeBudget)
+	out, err := runWithRefresh(ctx, snap, req, opts, modeBudget)
 	var ref *Refusal
-	if errors.As(err, &ref) && ref.Code == RefuseContextTooLarge && p != nil && p.decision == DecisionRefuse {
-		return p.budgetResult(), nil
+	if errors.As(err, &ref) && ref.Code == RefuseContextTooLarge && out.budget != nil && out.budget.Decision == DecisionRefuse {
+		return &BudgetResult{BudgetReport: out.budget, Counts: out.counts}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return p.budgetResult(), nil
+	return &BudgetResult{BudgetReport: out.budget, Counts: out.counts}, nil
 }

@@ -110,9 +110,43 @@ func effectiveModel(c Config, r *ModelRequest) (Model, error) {
 	return m, nil
 }
 
-// limits computes seed 002's hard and soft limits.
-func limits(m Model) (hard, soft int) {
-	hard = m.MaxInputTokens - m.ResponseTokenReserve
-	soft = hard * m.SoftLimitThresholdPct / 100
-	return hard, soft
+// limit names one of seed 002's two token limits. What fit does with a
+// block that does not fit, and how the removal is reported, depends on
+// which one it is.
+type limit int
+
+const (
+	// softLimit bounds what optional blocks may add, so that optional
+	// context never causes a warning.
+	softLimit limit = iota
+	// hardLimit is never exceeded: past it required blocks are sliced,
+	// P1 blocks removed, and a P0 that still does not fit is refused.
+	hardLimit
+)
+
+// limits are one build's values of the two limits, in tokens.
+type limits struct{ hard, soft int }
+
+// limitsOf computes seed 002's limits: the hard limit is the input window
+// less the response reserve, the soft limit its threshold percentage.
+func limitsOf(m Model) limits {
+	hard := m.MaxInputTokens - m.ResponseTokenReserve
+	return limits{hard: hard, soft: hard * m.SoftLimitThresholdPct / 100}
+}
+
+// of returns one limit's value.
+func (l limits) of(which limit) int {
+	if which == hardLimit {
+		return l.hard
+	}
+	return l.soft
+}
+
+// removal is the detail of a block removed because it did not fit under
+// the limit, whose value is tokens.
+func (which limit) removal(tokens int) string {
+	if which == hardLimit {
+		return fmt.Sprintf("removed: after slicing, the hard limit of %d tokens was still exceeded (P1 removed in reverse rank order)", tokens)
+	}
+	return fmt.Sprintf("not included: the soft limit of %d tokens is reached (removed in reverse rank order)", tokens)
 }

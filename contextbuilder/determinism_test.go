@@ -17,7 +17,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 )
 
@@ -190,7 +189,7 @@ type detRequest struct {
 // whose P2 candidates are dropped for the budget, and a diff with an active
 // file and no correlation_id (derived portably).
 func detRequests() []detRequest {
-	checkout := position.Range{Start: position.Position{Line: 27, Character: 1}, End: position.Position{Line: 30, Character: 0}}
+	checkout := contextbuilder.Range{Start: contextbuilder.Position{Line: 27, Character: 1}, End: contextbuilder.Position{Line: 30, Character: 0}}
 	constraints := []contextbuilder.Constraint{
 		{Scope: contextbuilder.ScopeUser, ID: "u1", Text: "Keep the public API stable."},
 		{Scope: contextbuilder.ScopeSystem, ID: "s1", Text: "MUST NOT add dependencies"},
@@ -282,7 +281,7 @@ func detRequests() []detRequest {
 				return &contextbuilder.Request{
 					Purpose:    contextbuilder.PurposeDiff,
 					ActiveFile: uri("web/src/cart.ts"),
-					LastError:  &contextbuilder.LastError{Message: "TS2345: Argument of type 'string' is not assignable", Path: "web/src/cart.ts", Range: &position.Range{Start: position.Position{Line: 6, Character: 4}}},
+					LastError:  &contextbuilder.LastError{Message: "TS2345: Argument of type 'string' is not assignable", Path: "web/src/cart.ts", Range: &contextbuilder.Range{Start: contextbuilder.Position{Line: 6, Character: 4}}},
 				}
 			},
 			check: built,
@@ -348,6 +347,7 @@ func detOutputs(t *testing.T, env detEnv, files []wsFile) map[string][3][]byte {
 	out := map[string][3][]byte{}
 	for _, rq := range detRequests() {
 		req := rq.make(uri)
+		resolveSelection(snap, req, "")
 		opts := contextbuilder.Options{CreatedAt: goldenTime}
 		res, err := contextbuilder.Build(ctx, snap, req, opts)
 		rq.check(t, res, err)

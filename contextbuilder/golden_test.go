@@ -18,7 +18,6 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
 	ctxws "github.com/ctxd/ctxd/workspace"
@@ -73,8 +72,11 @@ func parseCase(t *testing.T, ar *txtar.Archive) *goldenCase {
 }
 
 type goldenOptions struct {
-	Config           contextbuilder.Config `json:"config"`
-	PositionEncoding position.Encoding     `json:"position_encoding"`
+	Config contextbuilder.Config `json:"config"`
+	// PositionEncoding is the units of the request's selection (utf-8,
+	// utf-16 or utf-32; "" means utf-16), which the harness resolves to
+	// byte offsets as the LSP edge does.
+	PositionEncoding string `json:"position_encoding"`
 	// MaxFileSize is the index's size cap; 0 means the default.
 	MaxFileSize int64 `json:"max_file_size"`
 	// ThreadRefs are resolved thread events given to the builder as is.
@@ -130,12 +132,12 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 		if err != nil {
 			t.Fatalf("request.json: %v", err)
 		}
+		resolveSelection(x.Snapshot(), req, o.PositionEncoding)
 		opts := contextbuilder.Options{
-			Config:           o.Config,
-			PositionEncoding: o.PositionEncoding,
-			CreatedAt:        goldenTime,
-			Tokens:           tokens.NewCache(0),
-			ThreadRefs:       o.ThreadRefs,
+			Config:     o.Config,
+			CreatedAt:  goldenTime,
+			Tokens:     tokens.NewCache(0),
+			ThreadRefs: o.ThreadRefs,
 			Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 				x.FilesChanged(ctx, uris)
 				return x.Snapshot()

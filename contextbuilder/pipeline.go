@@ -4,20 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 )
 
+// mode is what an entry point needs from a run. The previews stop or skip
+// work as soon as their outputs no longer depend on it.
 type mode int
 
 const (
+	// modeBuild produces the bundle and its three reports
+	// (ctxd.buildContext).
 	modeBuild mode = iota
+	// modeManifest produces the manifest and the reports: the blocks are
+	// hashed for bundle_fingerprint as they are made, never kept
+	// (ctxd.manifest).
+	modeManifest
+	// modeBudget produces the budget report and counts: no ids, no
+	// fingerprint, and optional whole files counted before are recalled
+	// rather than read (ctxd.budget).
 	modeBudget
 )
 
@@ -31,29 +39,29 @@ type staleError struct{ uris []string }
 
 func (e *staleError) Error() string { return fmt.Sprintf("%d files changed on disk", len(e.uris)) }
 
-// run is the whole contract for one request: it retries with a refreshed
-// snapshot when files changed on disk since indexing (seed 002 edge case
-// 2: the filesystem is the source of truth and the manifest carries the
-// new hash).
-func run(ctx context.Context, snap *index.Snapshot, req *Request, opts Options, m mode) (*pipeline, error) {
+// runWithRefresh is the whole contract for one request: it retries with a
+// refreshed snapshot when files changed on disk since indexing (seed 002
+// edge case 2: the filesystem is the source of truth and the manifest
+// carries the new hash).
+func runWithRefresh(ctx context.Context, snap *index.Snapshot, req *Request, opts Options, m mode) (outputs, error) {
 	if req == nil {
-		return nil, fmt.Errorf("%w: the request object is missing", ErrInvalidRequest)
+		return outputs{}, fmt.Errorf("%w: the request object is missing", ErrInvalidRequest)
 	}
 	if err := req.Validate(); err != nil {
-		return nil, err
+		return outputs{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		p, err := newPipeline(snap, req, opts, m)
+		e, err := newEnv(snap, req, opts, m)
 		if err != nil {
-			return nil, err
+			return outputs{}, err
 		}
-		err = p.run(ctx)
+		out, err := e.run(ctx)
 		var stale *staleError
 		if !errors.As(err, &stale) {
-			return p, err
+			return out, err
 		}
 		if opts.Refresh == nil || attempt >= maxRefreshes {
-			return nil, &Refusal{
+			return outputs{}, &Refusal{
 				Code:    RefuseUnsupportedTarget,
 				Message: fmt.Sprintf("%s changed on disk while the context was built and could not be read deterministically", strings.Join(relPaths(snap, stale.uris), ", ")),
 				Advice:  "save or stop editing the file and retry",
@@ -63,149 +71,112 @@ func run(ctx context.Context, snap *index.Snapshot, req *Request, opts Options, 
 	}
 }
 
-// relPaths turns file URIs into workspace-relative paths for messages.
-func relPaths(snap *index.Snapshot, uris []string) []string {
-	out := make([]string, len(uris))
-	for i, u := range uris {
-		out[i] = u
-		if _, rel, ok := snap.Locate(u); ok {
-			out[i] = rel
-		}
+// run executes the steps of seed 002's selection algorithm in order, each
+// taking the previous step's output.
+func (e *env) run(ctx context.Context) (outputs, error) {
+	c, err := e.candidates(ctx)
+	if err != nil {
+		return outputs{}, err
 	}
-	return out
+	s, err := e.exclusions(c)
+	if err != nil {
+		return outputs{}, err
+	}
+	a := e.assemble(rankCandidates(s))
+	f, err := e.fit(ctx, a)
+	if err != nil {
+		if e.mode == modeBudget && f.decision == DecisionRefuse {
+			// A status bar shows a selection too large to send rather
+			// than an error: the reports come with the refusal.
+			return e.reports(bundled{fitted: f}), err
+		}
+		return outputs{}, err
+	}
+	b, err := e.render(f)
+	if err != nil {
+		return outputs{}, err
+	}
+	return e.reports(b), nil
 }
 
-// pipeline holds one build's state. It is used by one goroutine.
-type pipeline struct {
+// env is the read-only context of one build attempt, shared by its steps:
+// the request and options, the snapshot and the folder built from, the
+// effective model with its limits, the estimator and the redactor. Its
+// memo of the texts read and the files scanned is the only thing the
+// steps add to it. A build attempt runs on one goroutine.
+type env struct {
 	req      *Request
 	opts     Options
 	mode     mode
 	snap     *index.Snapshot
 	root     *index.RootSnapshot
 	model    Model
+	limits   limits
 	est      *tokens.Estimator
 	redactor Redactor
-	enc      position.Encoding
-
-	hard, soft int
-
-	targets  []*item // P0 file items of targets, sorted by path
-	items    []*item // every block candidate, ranked
-	excluded []Excluded
-	redacts  []Redaction
-	notes    []string
-	symbols  []string             // target symbols (qualified names)
-	texts    map[string]fileText  // files read by this build, by path
-	findings map[string][]Finding // secrets of whole files, by path
-
 	configFP string
-	total    int
-	decision Decision
-	blocks   []*item // the blocks of the bundle, in INV-CONTEXT-1 order
-	bundle   *Bundle
-	bundleFP string
+	mem      *memo
 }
 
-func newPipeline(snap *index.Snapshot, req *Request, opts Options, m mode) (*pipeline, error) {
+// newEnv computes what every step shares: the effective model (an
+// invalid budget is an invalid request), the config fingerprint, and the
+// folder to build from (a refusal when the request points outside every
+// folder).
+func newEnv(snap *index.Snapshot, req *Request, opts Options, m mode) (*env, error) {
 	model, err := effectiveModel(opts.Config, req.Model)
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{req: req, opts: opts, mode: m, snap: snap, model: model, redactor: opts.Redactor, enc: opts.PositionEncoding}
-	if p.redactor == nil {
-		p.redactor = secrets.Default()
+	e := &env{req: req, opts: opts, mode: m, snap: snap, model: model, limits: limitsOf(model), redactor: opts.Redactor, mem: newMemo()}
+	if e.redactor == nil {
+		e.redactor = secrets.Default()
 	}
-	if p.enc == "" {
-		p.enc = position.UTF16
+	e.est = tokens.ForModel(model.Model)
+	if e.configFP, err = configFingerprint(opts.Config, e.est, e.redactor, opts.Policy); err != nil {
+		return nil, err
 	}
-	p.est = tokens.ForModel(model.Model)
-	p.hard, p.soft = limits(model)
-	return p, nil
-}
-
-// run executes the selection algorithm's steps in order.
-func (p *pipeline) run(ctx context.Context) error {
-	fp, err := configFingerprint(p.opts.Config, p.est, p.redactor, p.opts.Policy)
-	if err != nil {
-		return err
+	if e.root, err = chooseRoot(snap, req); err != nil {
+		return nil, err
 	}
-	p.configFP = fp
-	if err := p.chooseRoot(); err != nil {
-		return err
-	}
-	// Step 0 and Step 1 for explicit targets: resolve, exclude or refuse.
-	if err := p.resolveTargets(); err != nil {
-		return err
-	}
-	if err := p.loadTargets(); err != nil {
-		return err
-	}
-	if err := p.checkNamespaces(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Step 0 for index-derived items, then Step 2 (ranking) and Step 3
-	// (priorities): the items come out ranked, with their priority.
-	if p.req.Purpose != PurposeIntent && len(p.targets) > 0 {
-		p.relate(ctx)
-	}
-	// Thread references (seed 000) join the optional blocks ahead of the
-	// ranked P2 candidates.
-	p.items = append(p.threadItems(), p.items...)
-	// Step 4: fit to budget.
-	if err := p.fit(ctx); err != nil {
-		return err
-	}
-	p.account()
-	if p.mode == modeBudget {
-		// ctxd.budget produces no bundle, so it skips ordering, meta and
-		// fingerprints: its report's bundle_id is "".
-		return nil
-	}
-	return p.assemble()
+	return e, nil
 }
 
 // count returns the tokens of a text sent to the model.
-func (p *pipeline) count(text string) int {
-	return p.opts.Tokens.Count(p.est, text)
+func (e *env) count(text string) int {
+	return e.opts.Tokens.Count(e.est, text)
 }
 
-// createdAt formats the only wall-clock field.
-func createdAt(t time.Time) string {
-	if t.IsZero() {
-		t = time.Unix(0, 0)
-	}
-	return t.UTC().Format(time.RFC3339)
+// scope is what a request is about: its targets and target symbols,
+// settled by the candidates step and carried unchanged to the reports.
+type scope struct {
+	targets []*item  // P0 target files, sorted by path
+	symbols []string // qualified names of the target symbols, sorted
 }
 
-// sortItems orders blocks by INV-CONTEXT-1: priority, block type, then the
-// type's key (path for files, symbol for symbols, title otherwise), with
-// path and title as explicit final tie-breakers.
-func sortItems(items []*item) {
-	slices.SortStableFunc(items, func(a, b *item) int {
-		if c := strings.Compare(string(a.priority), string(b.priority)); c != 0 {
-			return c
-		}
-		if c := cmpInt(blockTypeOrder[a.typ], blockTypeOrder[b.typ]); c != 0 {
-			return c
-		}
-		var ka, kb string
-		switch a.typ {
-		case BlockFile:
-			ka, kb = a.path, b.path
-		case BlockSymbol:
-			ka, kb = a.symbol, b.symbol
-		default:
-			ka, kb = a.title, b.title
-		}
-		if c := strings.Compare(ka, kb); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.path, b.path); c != 0 {
-			return c
-		}
-		return strings.Compare(a.title, b.title)
-	})
+// trail is what the steps record on the way, in the order it happened:
+// the candidates left out (manifest), the redaction report's entries and
+// the budget report's notes. Each step's output carries it to the next.
+type trail struct {
+	excluded []Excluded
+	redacts  []Redaction
+	notes    []string
+}
+
+// exclude records a candidate left out, in the manifest and the redaction
+// report.
+func (t *trail) exclude(rel string, why ExcludeReason, typ RedactionType, reason RedactionReason, details string) {
+	t.excluded = append(t.excluded, Excluded{Path: rel, Reason: why})
+	t.redacts = append(t.redacts, Redaction{Type: typ, Target: rel, Reason: reason, Details: details})
+}
+
+// dropForBudget removes a candidate that does not fit under one of the
+// limits.
+func (t *trail) dropForBudget(it *item, which limit, l limits) {
+	t.exclude(it.excludedPath(), ExcludeTokenBudget, RedactBlockRemoved, RedactReasonBudget,
+		fmt.Sprintf("%s %s %s: %s", it.priority, it.reason, it.label(), which.removal(l.of(which))))
+}
+
+// note adds a note to the budget report.
+func (t *trail) note(format string, args ...any) {
+	t.notes = append(t.notes, fmt.Sprintf(format, args...))
 }

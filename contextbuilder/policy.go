@@ -34,40 +34,6 @@ const (
 	RefuseExceedsMaxBytes RefusalCode = "context_selection_exceeds_max_bytes"
 )
 
-// allowed applies the policy's namespaces to a path; true without a policy.
-func (p *pipeline) allowed(path string) bool {
-	pol := p.opts.Policy
-	return pol == nil || pol.Allow == nil || path == "" || pol.Allow(path)
-}
-
-// policyName names the effective policy in messages.
-func (p *pipeline) policyName() string {
-	if s := p.opts.Policy.Skill; s != "" {
-		return fmt.Sprintf("the policy of skill %q", s)
-	}
-	return "the workspace policy"
-}
-
-// checkNamespaces refuses explicit targets outside the allowed namespaces
-// (seed 001: context_namespace_denied). Targets are never dropped
-// silently: the user named them.
-func (p *pipeline) checkNamespaces() error {
-	var denied []string
-	for _, t := range p.targets {
-		if !p.allowed(t.path) {
-			denied = append(denied, t.path)
-		}
-	}
-	if len(denied) == 0 {
-		return nil
-	}
-	return &Refusal{
-		Code:    RefuseNamespaceDenied,
-		Message: fmt.Sprintf("%s is outside the namespaces %s allows", strings.Join(denied, ", "), p.policyName()),
-		Advice:  "choose a target inside an allowed namespace, or ask the workspace owner to add its namespace to policy.allowed_context_namespaces in .ctxd/config.json (a restart applies it)",
-	}
-}
-
 // countsForPolicy reports whether an item counts against the policy's
 // caps: workspace content and thread references, not the fixed blocks
 // that frame the call.
@@ -81,57 +47,68 @@ func (it *item) countsForPolicy() bool {
 // totals recomputed after every removal; when P0 and P1 alone exceed a
 // cap the build is refused with seed 001's reason. It returns the kept
 // optional blocks.
-func (p *pipeline) enforceCaps(required, opt []*item) ([]*item, error) {
-	pol := p.opts.Policy
+func (e *env) enforceCaps(required, opt []*item, t *trail) ([]*item, error) {
+	pol := e.opts.Policy
 	if pol == nil || pol.MaxItems <= 0 && pol.MaxBytes <= 0 {
 		return opt, nil
 	}
-	measure := func(items []*item) (n, bytes int) {
-		for _, it := range items {
-			if it.countsForPolicy() {
-				n++
-				bytes += len(p.render(it).content)
-			}
-		}
-		return n, bytes
-	}
-	over := func(n, bytes int) bool {
-		return pol.MaxItems > 0 && n > pol.MaxItems || pol.MaxBytes > 0 && bytes > pol.MaxBytes
-	}
-	rn, rb := measure(required)
-	on, ob := measure(opt)
+	req := e.measure(required)
+	kept := e.measure(opt)
 	removed := 0
-	for i := len(opt) - 1; i >= 0 && over(rn+on, rb+ob); i-- {
+	for i := len(opt) - 1; i >= 0 && pol.exceeded(req.plus(kept)); i-- {
 		it := opt[i]
 		if !it.countsForPolicy() {
 			continue
 		}
-		n, b := measure([]*item{it})
-		on, ob = on-n, ob-b
-		p.exclude(it.excludedPath(), ExcludePolicy, RedactBlockRemoved, RedactReasonPolicy,
-			fmt.Sprintf("%s %s %s: removed to respect %s of %s (removed in reverse rank order)", it.priority, it.reason, it.label(), pol.caps(), p.policyName()))
+		kept = kept.minus(e.measure([]*item{it}))
+		t.exclude(it.excludedPath(), ExcludePolicy, RedactBlockRemoved, RedactReasonPolicy,
+			fmt.Sprintf("%s %s %s: removed to respect %s of %s (removed in reverse rank order)", it.priority, it.reason, it.label(), pol.caps(), e.policyName()))
 		opt = append(opt[:i:i], opt[i+1:]...)
 		removed++
 	}
 	if removed > 0 {
-		p.notes = append(p.notes, fmt.Sprintf("policy: removed %d optional (P2/P3) blocks in reverse rank order to respect %s", removed, pol.caps()))
+		t.note("policy: removed %d optional (P2/P3) blocks in reverse rank order to respect %s", removed, pol.caps())
 	}
 	switch {
-	case pol.MaxItems > 0 && rn > pol.MaxItems:
-		return nil, p.capRefusal(RefuseExceedsMaxItems, fmt.Sprintf("the required context (targets and P1 blocks) has %d items but %s allows max_items %d", rn, p.policyName(), pol.MaxItems))
-	case pol.MaxBytes > 0 && rb > pol.MaxBytes:
-		return nil, p.capRefusal(RefuseExceedsMaxBytes, fmt.Sprintf("the required context (targets and P1 blocks) has %d bytes but %s allows max_bytes %d", rb, p.policyName(), pol.MaxBytes))
+	case pol.MaxItems > 0 && req.items > pol.MaxItems:
+		return nil, capRefusal(RefuseExceedsMaxItems, fmt.Sprintf("the required context (targets and P1 blocks) has %d items but %s allows max_items %d", req.items, e.policyName(), pol.MaxItems), t)
+	case pol.MaxBytes > 0 && req.bytes > pol.MaxBytes:
+		return nil, capRefusal(RefuseExceedsMaxBytes, fmt.Sprintf("the required context (targets and P1 blocks) has %d bytes but %s allows max_bytes %d", req.bytes, e.policyName(), pol.MaxBytes), t)
 	}
 	return opt, nil
 }
 
+// usage is what blocks count against the policy's caps.
+type usage struct{ items, bytes int }
+
+func (u usage) plus(v usage) usage  { return usage{u.items + v.items, u.bytes + v.bytes} }
+func (u usage) minus(v usage) usage { return usage{u.items - v.items, u.bytes - v.bytes} }
+
+// measure counts the blocks that count against the caps and the bytes of
+// their contents as sent.
+func (e *env) measure(items []*item) usage {
+	var u usage
+	for _, it := range items {
+		if it.countsForPolicy() {
+			u.items++
+			u.bytes += len(e.rendered(it).content)
+		}
+	}
+	return u
+}
+
+// exceeded reports whether u is over a cap that is set.
+func (pol *Policy) exceeded(u usage) bool {
+	return pol.MaxItems > 0 && u.items > pol.MaxItems || pol.MaxBytes > 0 && u.bytes > pol.MaxBytes
+}
+
 // capRefusal refuses a selection whose required part breaks a policy cap.
-func (p *pipeline) capRefusal(code RefusalCode, msg string) error {
+func capRefusal(code RefusalCode, msg string, t *trail) error {
 	return &Refusal{
 		Code:            code,
 		Message:         msg,
 		Advice:          "narrow the request (select a region, name a symbol, fewer target files), or ask the workspace owner to raise the cap in .ctxd/config.json",
-		RedactionReport: &RedactionReport{Redactions: p.sortedRedactions()},
+		RedactionReport: &RedactionReport{Redactions: t.sortedRedactions()},
 	}
 }
 
@@ -154,12 +131,4 @@ func (pol *Policy) digest() string {
 		return ""
 	}
 	return pol.Digest
-}
-
-// excludeByNamespace leaves out a candidate outside the allowed
-// namespaces: an omission (reason policy), not a refusal, since ctxd chose
-// it, not the user.
-func (p *pipeline) excludeByNamespace(it *item) {
-	p.exclude(it.excludedPath(), ExcludePolicy, RedactPathExcluded, RedactReasonPolicy,
-		fmt.Sprintf("%s %s %s: outside the namespaces %s allows", it.priority, it.reason, it.label(), p.policyName()))
 }

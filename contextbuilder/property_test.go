@@ -26,7 +26,6 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
-	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
 )
 
@@ -582,9 +581,9 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 				if el == sl && ec < sc {
 					sc, ec = ec, sc
 				}
-				req.Selection = &contextbuilder.SelectionRange{URI: req.ActiveFile, Range: position.Range{
-					Start: position.Position{Line: uint32(sl), Character: uint32(sc)},
-					End:   position.Position{Line: uint32(el), Character: uint32(ec)},
+				req.Selection = &contextbuilder.SelectionRange{URI: req.ActiveFile, Range: contextbuilder.Range{
+					Start: contextbuilder.Position{Line: sl, Character: sc},
+					End:   contextbuilder.Position{Line: el, Character: ec},
 				}}
 			}
 		}
@@ -602,7 +601,7 @@ func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request
 		if r.IntN(2) == 0 {
 			le.Path = pickText()
 			if r.IntN(2) == 0 {
-				le.Range = &position.Range{Start: position.Position{Line: uint32(r.IntN(10))}, End: position.Position{Line: uint32(10 + r.IntN(10))}}
+				le.Range = &contextbuilder.Range{Start: contextbuilder.Position{Line: r.IntN(10)}, End: contextbuilder.Position{Line: 10 + r.IntN(10)}}
 			}
 		}
 		req.LastError = le
@@ -774,6 +773,7 @@ func (c *propCase) check(t *testing.T, req *contextbuilder.Request) {
 	t.Helper()
 	ctx := context.Background()
 	snap := c.x.Snapshot()
+	resolveSelection(snap, req, "")
 	reqJSON, _ := json.Marshal(req)
 	t.Logf("request: %s", reqJSON)
 

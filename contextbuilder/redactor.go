@@ -49,7 +49,7 @@ type ScanCache struct {
 	items map[string][]Finding
 	// blocks remembers optional whole-file blocks as rendered (without
 	// their content) for ctxd.budget.
-	blocks map[string]*rendered
+	blocks map[string]*rendering
 }
 
 // NewScanCache returns a cache of at most max files (max <= 0 means 4096);
@@ -58,11 +58,11 @@ func NewScanCache(max int) *ScanCache {
 	if max <= 0 {
 		max = 4096
 	}
-	return &ScanCache{max: max, items: map[string][]Finding{}, blocks: map[string]*rendered{}}
+	return &ScanCache{max: max, items: map[string][]Finding{}, blocks: map[string]*rendering{}}
 }
 
 // remember keeps a whole-file block's rendering, without its content.
-func (c *ScanCache) remember(key string, r *rendered) {
+func (c *ScanCache) remember(key string, r *rendering) {
 	if c == nil {
 		return
 	}
@@ -77,7 +77,7 @@ func (c *ScanCache) remember(key string, r *rendered) {
 }
 
 // recall returns a remembered rendering.
-func (c *ScanCache) recall(key string) (*rendered, bool) {
+func (c *ScanCache) recall(key string) (*rendering, bool) {
 	if c == nil {
 		return nil, false
 	}

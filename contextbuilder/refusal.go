@@ -1,9 +1,5 @@
 package contextbuilder
 
-import (
-	"github.com/ctxd/ctxd/handlers/position"
-)
-
 // RefusalCode is the stable code of a refusal.
 type RefusalCode string
 
@@ -45,7 +41,11 @@ type Candidate struct {
 	Path   string `json:"path"`
 	Symbol string `json:"symbol"`
 	Kind   string `json:"kind"`
-	// Range is the declaration's range in the negotiated position
-	// encoding (lines and characters of the file's text).
-	Range position.Range `json:"range"`
+	// Range is the declaration's range: a 0-based line and a byte column.
+	// The caller, which knows the client's position encoding, replaces it
+	// with the client's units when it can read the file's text.
+	Range Range `json:"range"`
+	// Span is the declaration as byte offsets of the file's text, for the
+	// caller to convert; it is not part of the wire form.
+	Span Span `json:"-"`
 }

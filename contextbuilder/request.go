@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
-
-	"github.com/ctxd/ctxd/handlers/position"
 )
 
 // ErrInvalidRequest is wrapped by every error about a malformed build
@@ -27,9 +26,9 @@ type Request struct {
 	// ActiveFile is the document URI of the file open in the editor. With
 	// no explicit target it is the target.
 	ActiveFile string `json:"active_file,omitempty"`
-	// Selection is the editor selection in the negotiated position
-	// encoding; its URI must be the active file's. It defines the target
-	// region; the symbols enclosing it become target symbols.
+	// Selection is the editor selection; its URI must be the active
+	// file's. It defines the target region; the symbols enclosing it
+	// become target symbols.
 	Selection *SelectionRange `json:"selection,omitempty"`
 	Intent    *Intent         `json:"intent,omitempty"`
 	PlanStep  *PlanStep       `json:"plan_step,omitempty"`
@@ -47,10 +46,39 @@ type Request struct {
 	Thread json.RawMessage `json:"thread,omitempty"`
 }
 
-// SelectionRange is an LSP-style {uri, range}.
+// SelectionRange is the editor selection: {uri, range} on the wire, and
+// the byte span the range selects in the file's text.
 type SelectionRange struct {
-	URI   string         `json:"uri"`
-	Range position.Range `json:"range"`
+	URI string `json:"uri"`
+	// Range is the selection as the client sent it. The builder never
+	// interprets it (its units depend on the client's position encoding,
+	// which the builder does not know); it stays in the canonical request,
+	// so request_fingerprint and the derived correlation_id depend on it.
+	Range Range `json:"range"`
+	// Span is the selection as byte offsets of the active file's text, as
+	// the builder reads it. The caller resolves Range to Span before
+	// building; a selection without a Span is an invalid request.
+	Span *Span `json:"-"`
+}
+
+// Position is a line and character of a request's range as the client
+// sent them, both 0-based. Their units are the client's; the builder only
+// validates and echoes them.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Range is a range of a request as the client sent it: Start inclusive,
+// End exclusive.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Span is a half-open range of byte offsets of a file's text.
+type Span struct {
+	Start, End int
 }
 
 // Intent is the user's request in words.
@@ -77,11 +105,12 @@ type UserTarget struct {
 }
 
 // LastError is the error of a previous attempt, for retries. Range, when
-// set, is in the negotiated position encoding.
+// set, is shown to the model as the 1-based line and character of its
+// start, in the client's units.
 type LastError struct {
-	Message string          `json:"message"`
-	Path    string          `json:"path,omitempty"`
-	Range   *position.Range `json:"range,omitempty"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Range   *Range `json:"range,omitempty"`
 }
 
 // ConstraintScope is where a constraint comes from.
@@ -226,67 +255,122 @@ func describeJSONError(err error) string {
 }
 
 // Validate checks the request's enums and required fields. Errors wrap
-// [ErrInvalidRequest] and name the field.
+// [ErrInvalidRequest] and name the field; the first problem found, in
+// field order, is the one reported.
 func (r *Request) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+	for _, check := range []func() string{r.checkPurpose, r.checkSelection, r.checkTask, r.checkLastError, r.checkConstraints, r.checkThread} {
+		if msg := check(); msg != "" {
+			return fmt.Errorf("%w: %s", ErrInvalidRequest, msg)
+		}
 	}
+	return nil
+}
+
+func (r *Request) checkPurpose() string {
 	switch r.Purpose {
 	case PurposeIntent, PurposePlan, PurposeDiff:
 	case "":
-		return bad("field \"purpose\" is required (intent, plan or diff)")
+		return "field \"purpose\" is required (intent, plan or diff)"
 	default:
-		return bad("field \"purpose\": %q is not one of intent, plan, diff", r.Purpose)
+		return fmt.Sprintf("field \"purpose\": %q is not one of intent, plan, diff", r.Purpose)
 	}
 	if r.CorrelationID != "" && !isUUID(r.CorrelationID) {
-		return bad("field \"correlation_id\": %q is not a UUID (8-4-4-4-12 lowercase hex digits)", r.CorrelationID)
+		return fmt.Sprintf("field \"correlation_id\": %q is not a UUID (8-4-4-4-12 lowercase hex digits)", r.CorrelationID)
 	}
-	if r.Selection != nil {
-		if r.Selection.URI == "" {
-			return bad("field \"selection.uri\" is required")
-		}
-		if r.ActiveFile != "" && r.Selection.URI != r.ActiveFile {
-			return bad("field \"selection.uri\" must equal \"active_file\"")
-		}
-		s, e := r.Selection.Range.Start, r.Selection.Range.End
-		if e.Line < s.Line || (e.Line == s.Line && e.Character < s.Character) {
-			return bad("field \"selection.range\": end is before start")
+	return ""
+}
+
+func (r *Request) checkSelection() string {
+	if r.Selection == nil {
+		return ""
+	}
+	if r.Selection.URI == "" {
+		return "field \"selection.uri\" is required"
+	}
+	if r.ActiveFile != "" && r.Selection.URI != r.ActiveFile {
+		return "field \"selection.uri\" must equal \"active_file\""
+	}
+	if msg := checkRange("selection.range", r.Selection.Range); msg != "" {
+		return msg
+	}
+	s, e := r.Selection.Range.Start, r.Selection.Range.End
+	if e.Line < s.Line || (e.Line == s.Line && e.Character < s.Character) {
+		return "field \"selection.range\": end is before start"
+	}
+	return ""
+}
+
+// maxCoordinate is the largest line or character number: the wire's
+// positions are LSP positions, unsigned 32-bit integers.
+const maxCoordinate = math.MaxUint32
+
+// checkRange rejects a line or character number that no LSP position can
+// hold.
+func checkRange(field string, rg Range) string {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"start.line", rg.Start.Line}, {"start.character", rg.Start.Character}, {"end.line", rg.End.Line}, {"end.character", rg.End.Character}} {
+		if c.v < 0 || int64(c.v) > maxCoordinate {
+			return fmt.Sprintf("field %q: %d is not a line or character number (0 to %d)", field+"."+c.name, c.v, int64(maxCoordinate))
 		}
 	}
+	return ""
+}
+
+func (r *Request) checkTask() string {
 	if r.Purpose == PurposeDiff && r.PlanStep == nil && r.ActiveFile == "" && r.Selection == nil && len(r.UserSelectedTargets) == 0 {
-		return bad("purpose \"diff\" needs a target: \"plan_step\", \"active_file\", \"selection\" or \"user_selected_targets\"")
+		return "purpose \"diff\" needs a target: \"plan_step\", \"active_file\", \"selection\" or \"user_selected_targets\""
 	}
 	if r.Intent != nil && (r.Intent.ID == "" || strings.TrimSpace(r.Intent.Text) == "") {
-		return bad("fields \"intent.id\" and \"intent.text\" are required when \"intent\" is given")
+		return "fields \"intent.id\" and \"intent.text\" are required when \"intent\" is given"
 	}
 	if r.PlanStep != nil && r.PlanStep.ID == "" {
-		return bad("field \"plan_step.id\" is required when \"plan_step\" is given")
+		return "field \"plan_step.id\" is required when \"plan_step\" is given"
 	}
 	for i, t := range r.UserSelectedTargets {
 		if t.Path == "" {
-			return bad("field \"user_selected_targets[%d].path\" is required", i)
+			return fmt.Sprintf("field \"user_selected_targets[%d].path\" is required", i)
 		}
 	}
-	if r.LastError != nil && r.LastError.Message == "" {
-		return bad("field \"last_error.message\" is required")
+	return ""
+}
+
+func (r *Request) checkLastError() string {
+	if r.LastError == nil {
+		return ""
 	}
+	if r.LastError.Message == "" {
+		return "field \"last_error.message\" is required"
+	}
+	if r.LastError.Range != nil {
+		return checkRange("last_error.range", *r.LastError.Range)
+	}
+	return ""
+}
+
+func (r *Request) checkConstraints() string {
 	for i, c := range r.Constraints {
 		switch c.Scope {
 		case ScopeSystem, ScopeProject, ScopeSession, ScopeUser:
 		default:
-			return bad("field \"constraints[%d].scope\": %q is not one of system, project, session, user", i, c.Scope)
+			return fmt.Sprintf("field \"constraints[%d].scope\": %q is not one of system, project, session, user", i, c.Scope)
 		}
 		if strings.TrimSpace(c.Text) == "" {
-			return bad("field \"constraints[%d].text\" is required", i)
+			return fmt.Sprintf("field \"constraints[%d].text\" is required", i)
 		}
 		if c.ID == "" {
-			return bad("field \"constraints[%d].id\" is required", i)
+			return fmt.Sprintf("field \"constraints[%d].id\" is required", i)
 		}
 	}
+	return ""
+}
+
+func (r *Request) checkThread() string {
 	if len(r.Thread) > 0 && !bytes.HasPrefix(bytes.TrimSpace(r.Thread), []byte("{")) && !bytes.Equal(bytes.TrimSpace(r.Thread), []byte("null")) {
-		return bad("field \"thread\" must be an object")
+		return "field \"thread\" must be an object"
 	}
-	return nil
+	return ""
 }
 
 // isUUID reports whether s is a canonical lowercase UUID, the form of every

@@ -12,15 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/handlers/position"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-func rng(sl, sc, el, ec uint32) position.Range {
-	return position.Range{
-		Start: position.Position{Line: sl, Character: sc},
-		End:   position.Position{Line: el, Character: ec},
+func rng(sl, sc, el, ec int) contextbuilder.Range {
+	return contextbuilder.Range{
+		Start: contextbuilder.Position{Line: sl, Character: sc},
+		End:   contextbuilder.Position{Line: el, Character: ec},
 	}
 }
 
@@ -230,6 +229,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{"max_input_tokens overflow", `{"purpose": "plan", "model": {"max_input_tokens": 1e100}}`, []string{`"model.max_input_tokens"`}},
 		{"negative line", `{"purpose": "diff", "selection": {"uri": "u", "range": {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}}}`, []string{`"selection.range.start.line"`}},
 		{"line overflows uint32", `{"purpose": "diff", "selection": {"uri": "u", "range": {"start": {"line": 4294967296, "character": 0}, "end": {"line": 0, "character": 0}}}}`, []string{`"selection.range.start.line"`}},
+		{"last_error negative character", `{"purpose": "plan", "last_error": {"message": "m", "range": {"start": {"line": 0, "character": -2}, "end": {"line": 0, "character": 0}}}}`, []string{`"last_error.range.start.character"`}},
+		{"last_error end overflows uint32", `{"purpose": "plan", "last_error": {"message": "m", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4294967296}}}}`, []string{`"last_error.range.end.character"`}},
 		{"constraints object", `{"purpose": "plan", "constraints": {}}`, []string{`"constraints"`}},
 		{"plan_step array", `{"purpose": "diff", "plan_step": []}`, []string{`"plan_step"`}},
 		{"skill bool", `{"purpose": "plan", "skill": true}`, []string{`"skill"`}},

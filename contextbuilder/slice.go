@@ -290,22 +290,14 @@ func describeSegments(li *lineIndex, segs []segment) string {
 // names a target region uses, matched against the index's definitions.
 // Words with non-ASCII letters are skipped whole, never split.
 func identifiers(text []byte) []string {
-	word := func(c byte) bool {
-		return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
-	}
 	seen := map[string]bool{}
 	var out []string
 	for i := 0; i < len(text); {
-		if !word(text[i]) {
+		if !isWordByte(text[i]) {
 			i++
 			continue
 		}
-		j := i
-		ascii := true
-		for j < len(text) && word(text[j]) {
-			ascii = ascii && text[j] < 0x80
-			j++
-		}
+		j, ascii := wordEnd(text, i)
 		if w := text[i:j]; ascii && !(w[0] >= '0' && w[0] <= '9') && !seen[string(w)] {
 			seen[string(w)] = true
 			out = append(out, string(w))
@@ -314,4 +306,21 @@ func identifiers(text []byte) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isWordByte reports whether c can be part of an identifier; every byte
+// of a multi-byte character can, so that such words stay whole.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// wordEnd returns the end of the word starting at i, and whether it is
+// all ASCII.
+func wordEnd(text []byte, i int) (int, bool) {
+	ascii := true
+	for i < len(text) && isWordByte(text[i]) {
+		ascii = ascii && text[i] < 0x80
+		i++
+	}
+	return i, ascii
 }

@@ -39,10 +39,10 @@ type ThreadRef struct {
 // every other P2 block (a retry is about its previous attempt), so the
 // budget and the policy caps remove them last among the optional blocks,
 // in reverse event order.
-func (p *pipeline) threadItems() []*item {
+func (e *env) threadItems() []*item {
 	var out []*item
-	for i := range p.opts.ThreadRefs {
-		ref := &p.opts.ThreadRefs[i]
+	for i := range e.opts.ThreadRefs {
+		ref := &e.opts.ThreadRefs[i]
 		it := &item{priority: P2, source: SourceUser, thread: ref, fixed: ref.Text}
 		switch ref.Kind {
 		case ThreadExecution:

@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/handlers/position"
 )
 
 const (
@@ -579,7 +578,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		RedactionReport: goRedactions(contextbuilder.RedactBlockRemoved, contextbuilder.RedactReasonSecret),
 		Manifest:        goManifest(contextbuilder.ExcludeSecretRisk, contextbuilder.ReasonTarget),
 		Candidates: []contextbuilder.Candidate{{Path: "a.go", Symbol: "a.F", Kind: "function",
-			Range: position.Range{Start: position.Position{Line: 1}, End: position.Position{Line: 2, Character: 1}}}},
+			Range: contextbuilder.Range{Start: contextbuilder.Position{Line: 1}, End: contextbuilder.Position{Line: 2, Character: 1}}}},
 	})
 
 	for _, doc := range []string{requestMinimal, requestFull, requestNulls} {
