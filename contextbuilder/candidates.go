@@ -222,7 +222,7 @@ func (e *env) dependencies(ctx context.Context, g *relate.Graph, t *item, syn *s
 	}
 	var out []relate.SymbolRef
 	for _, d := range deps {
-		if d.Path != t.path && dependencyKind(d.Kind) && !inside(d) {
+		if d.Path != t.path && !d.Kind.IsScope() && !inside(d) {
 			out = append(out, d)
 		}
 	}
@@ -274,7 +274,7 @@ func (e *env) callers(g *relate.Graph, t *item, syn *syntax.File) []string {
 	}
 	var out []string
 	for _, c := range users {
-		if s := e.root.Syntax(c); c != t.path && s != nil && family(s.Language) == family(syn.Language) {
+		if s := e.root.Syntax(c); c != t.path && s != nil && syntax.FamilyOf(s.Language) == syntax.FamilyOf(syn.Language) {
 			out = append(out, c)
 		}
 	}
@@ -336,20 +336,3 @@ func withContainers(syn *syntax.File, idxs []int) []int {
 	return out
 }
 
-// family groups languages that can call each other.
-func family(l syntax.Language) string {
-	switch l {
-	case syntax.TypeScript, syntax.TSX, syntax.JavaScript:
-		return "ecmascript"
-	case syntax.C, syntax.CPP:
-		return "c"
-	}
-	return string(l)
-}
-
-// dependencyKind keeps the declarations a region can depend on as blocks: a
-// namespace or module declaration spans whole files and says nothing a
-// block of its own would.
-func dependencyKind(k syntax.SymbolKind) bool {
-	return k != syntax.Namespace && k != syntax.Module
-}

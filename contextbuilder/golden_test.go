@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ import (
 	ctxws "github.com/ctxd/ctxd/workspace"
 )
 
-var update = flag.Bool("update", false, "rewrite want.json of testdata/golden/*.txtar")
+var _ = indextest.UpdateFlag("the want.json sections of testdata/golden/*.txtar")
 
 // goldenTime is the created_at of every golden build.
 var goldenTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -99,7 +98,7 @@ func (c *goldenCase) governed() bool {
 // first build after checking the second is byte-identical.
 func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	t.Helper()
-	writeArchive(t, dir, &c.ws)
+	indextest.WriteFiles(t, dir, c.ws.Files)
 	var o goldenOptions
 	if c.options != nil {
 		if err := json.Unmarshal(c.options, &o); err != nil {
@@ -182,45 +181,15 @@ func encodeOutcome(t *testing.T, res *contextbuilder.Result, err error) []byte {
 	return append(b, '\n')
 }
 
-func writeArchive(t *testing.T, dir string, ar *txtar.Archive) {
-	t.Helper()
-	for _, f := range ar.Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func tempRoot(t *testing.T) string {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func tempRoot(t *testing.T) string { return indextest.TempDir(t) }
 
 // TestGolden builds every testdata/golden archive twice and compares the
 // output with want.json. `go test ./contextbuilder -run Golden -update`
 // rewrites want.json; review the diff before committing.
 func TestGolden(t *testing.T) {
-	archives, err := filepath.Glob("testdata/golden/*.txtar")
-	if err != nil || len(archives) == 0 {
-		t.Fatalf("no golden archives: %v", err)
-	}
-	for _, name := range archives {
-		t.Run(strings.TrimSuffix(filepath.Base(name), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := parseCase(t, ar).run(t, tempRoot(t))
-			indextest.CheckGolden(t, name, ar, "want.json", got, *update)
-		})
-	}
+	indextest.Goldens(t, "testdata/golden/*.txtar", func(t *testing.T, g *indextest.Golden) {
+		g.Check(t, "want.json", parseCase(t, g.Archive).run(t, indextest.TempDir(t)))
+	})
 }
 
 func init() { indextest.PinGoPlatform() }

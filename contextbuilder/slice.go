@@ -149,17 +149,9 @@ func reliable(syn *syntax.File) bool {
 	return syn != nil && !syn.HasErrors && len(syn.Symbols) > 0
 }
 
-func isFuncLike(k syntax.SymbolKind) bool {
-	return k == syntax.Function || k == syntax.Method || k == syntax.Constructor
-}
-
-func isTypeLike(k syntax.SymbolKind) bool {
-	switch k {
-	case syntax.Class, syntax.Interface, syntax.Struct, syntax.Enum, syntax.TypeAlias, syntax.Namespace, syntax.Module:
-		return true
-	}
-	return false
-}
+// isTypeLike reports whether a symbol is sliced as a type: the slicer
+// treats namespaces and modules as type-like containers of members.
+func isTypeLike(k syntax.SymbolKind) bool { return k.IsType() || k.IsScope() }
 
 // hasBody reports whether a symbol's declaration extends past its
 // signature.
@@ -197,7 +189,7 @@ func signatureSegments(li *lineIndex, syms []syntax.Symbol, within span) []segme
 			continue
 		}
 		switch {
-		case isFuncLike(s.Kind):
+		case s.Kind.IsCallable():
 			emit(r.start, int(s.Signature.EndByte))
 			covered = append(covered, r)
 		case isTypeLike(s.Kind) && membersHaveBodies(syms, r):
@@ -218,7 +210,7 @@ func signatureSegments(li *lineIndex, syms []syntax.Symbol, within span) []segme
 func membersHaveBodies(syms []syntax.Symbol, r span) bool {
 	for i := range syms {
 		s := &syms[i]
-		if int(s.Range.StartByte) >= r.start && int(s.Range.EndByte) <= r.end && int(s.Range.StartByte) > r.start && isFuncLike(s.Kind) && hasBody(s) {
+		if int(s.Range.StartByte) >= r.start && int(s.Range.EndByte) <= r.end && int(s.Range.StartByte) > r.start && s.Kind.IsCallable() && hasBody(s) {
 			return true
 		}
 	}

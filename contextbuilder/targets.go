@@ -457,7 +457,7 @@ func innermost(syms []syntax.Symbol, s span) int {
 		if !contains(i) {
 			continue
 		}
-		major := isFuncLike(syms[i].Kind) || isTypeLike(syms[i].Kind)
+		major := syms[i].Kind.IsCallable() || isTypeLike(syms[i].Kind)
 		if best < 0 || major && !bestMajor || major == bestMajor && size(syms[i].Range) < size(syms[best].Range) {
 			best, bestMajor = i, major
 		}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 
-	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -19,8 +18,8 @@ const codeRefused jsonrpc2.Code = -32803
 // reports in ctxd.indexStatus.
 func (s *Session) caller() workspace.Caller {
 	return workspace.Caller{
-		Ready:  s.ensureIndexing,
-		Adjust: func(o *contextbuilder.Options) { o.PositionEncoding = s.Config().Encoding },
+		Ready:     s.ensureIndexing,
+		Positions: Positions(s.Config().Encoding),
 		Client: workspace.ClientInfo{
 			PositionEncoding: string(s.Config().Encoding),
 			Folders:          s.Folders(),

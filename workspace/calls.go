@@ -49,11 +49,11 @@ func runBuild[T any](ctx context.Context, s *Service, c Caller, command string, 
 	if err != nil {
 		return nil, s.failed(command, err, start)
 	}
-	opts := s.buildOptions()
-	if c.Adjust != nil {
-		c.Adjust(&opts)
+	if err := resolveSelection(snap, req, c.Positions); err != nil {
+		return nil, s.failed(command, err, start)
 	}
-	res, err := build(s.Workspace(root.Root.Dir), ctx, snap, req, opts)
+	res, err := build(s.Workspace(root.Root.Dir), ctx, snap, req, s.buildOptions())
+	clientRanges(root, err, c.Positions)
 	if err == nil && res == nil {
 		err = errors.New("the builder returned no result and no error")
 	}

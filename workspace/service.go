@@ -173,9 +173,11 @@ type Caller struct {
 	Ready func()
 	// Client describes the editor session for ctxd.indexStatus.
 	Client ClientInfo
-	// Adjust, when set, adjusts the builder's options (the LSP front end
-	// sets the negotiated position encoding).
-	Adjust func(*contextbuilder.Options)
+	// Positions converts the client's line/character positions (a
+	// selection, the candidates of an ambiguous target) to byte offsets
+	// and back; nil means the client sends none, and candidates keep the
+	// builder's byte columns.
+	Positions Positions
 }
 
 func (c Caller) ready() {

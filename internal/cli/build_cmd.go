@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/handlers"
+	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/workspace"
 )
 
@@ -218,14 +220,17 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"constraints", len(f.constraints), "format", *format)
 
 	start := time.Now()
+	// The CLI takes no editor positions, but an ambiguous target's
+	// candidates are reported in LSP's default units, as over LSP.
+	caller := workspace.Caller{Positions: handlers.Positions(position.UTF16)}
 	var (
 		res    *contextbuilder.Result
 		prompt *workspace.PromptResult
 	)
 	if *format == outPrompt {
-		prompt, err = svc.RenderPrompt(ctx, workspace.Caller{}, &workspace.PromptRequest{Request: *req, TemplateID: *template})
+		prompt, err = svc.RenderPrompt(ctx, caller, &workspace.PromptRequest{Request: *req, TemplateID: *template})
 	} else {
-		res, err = svc.BuildContext(ctx, workspace.Caller{}, req)
+		res, err = svc.BuildContext(ctx, caller, req)
 	}
 	if err != nil {
 		switch f := workspace.Classify(err); f.Kind {
