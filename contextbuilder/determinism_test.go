@@ -331,14 +331,14 @@ func detOutputs(t *testing.T, env detEnv, files []wsFile) map[string][3][]byte {
 				mixed = append(mixed, order[i])
 			}
 		}
-		(&workspace{}).write(t, env.dir, mixed)
+		(&genWS{}).write(t, env.dir, mixed)
 		for _, p := range extras {
 			if err := os.Remove(filepath.Join(env.dir, filepath.FromSlash(p))); err != nil {
 				t.Fatal(err)
 			}
 		}
 	} else if _, err := os.Stat(filepath.Join(env.dir, "go.mod")); err != nil {
-		(&workspace{}).write(t, env.dir, order)
+		(&genWS{}).write(t, env.dir, order)
 	}
 	x := indexDir(t, env.dir)
 	snap := x.Snapshot()
@@ -412,7 +412,7 @@ func TestDeterminismAcrossEnvironments(t *testing.T) {
 func TestDeterminismFingerprints(t *testing.T) {
 	dir := tempRoot(t)
 	files := detWorkspace()
-	(&workspace{}).write(t, dir, files)
+	(&genWS{}).write(t, dir, files)
 	ctx := context.Background()
 	req := detRequests()[1].make(nil) // the plan: memory.go is a target
 	build := func(x *index.Index, at time.Time) *contextbuilder.Result {

@@ -14,7 +14,7 @@
 // # Entry points and types
 //
 // [Build] (the full build), [BuildManifest] and [Budget] (two previews)
-// take a [Request] — decoded strictly by [DecodeRequest], checked by
+// take a [Request] — decoded strictly by the workspace layer, checked by
 // [Request.Validate] — and [Options]: the [Config], the [Redactor], the
 // [Policy], thread references, created_at and memos ([tokens.Cache],
 // [ScanCache]). They return a [Result] (the [Bundle] with its [Block]s,

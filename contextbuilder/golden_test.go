@@ -19,6 +19,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/workspace"
 	ctxws "github.com/ctxd/ctxd/workspace"
 )
 
@@ -127,7 +128,7 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	}
 	raw := bytes.ReplaceAll(c.request, []byte("$ROOT"), []byte(index.PathToURI(dir)))
 	build := func() []byte {
-		req, err := contextbuilder.DecodeRequest(raw)
+		req, err := workspace.DecodeBuildRequest(raw)
 		if err != nil {
 			t.Fatalf("request.json: %v", err)
 		}

@@ -50,7 +50,7 @@ type wsFile struct {
 }
 
 // workspace is a generated workspace and what the generator knows about it.
-type workspace struct {
+type genWS struct {
 	files []wsFile
 	// secrets are the planted secret values: none may appear anywhere in
 	// an output.
@@ -68,11 +68,11 @@ type workspace struct {
 	pemBodies map[string][][2]int
 }
 
-func (w *workspace) add(p string, data []byte) {
+func (w *genWS) add(p string, data []byte) {
 	w.files = append(w.files, wsFile{path: p, data: data})
 }
 
-func (w *workspace) data(p string) []byte {
+func (w *genWS) data(p string) []byte {
 	for _, f := range w.files {
 		if f.path == p {
 			return f.data
@@ -107,7 +107,7 @@ const (
 // secret in language lang ("go", "ts" or "txt"), and records the planted
 // values. The key body lines are returned relative to the snippet (0-based
 // start, exclusive end).
-func (w *workspace) plantSecret(r *rand.Rand, lang string, kind secretKind, withEnd bool) (snippet string, body [2]int) {
+func (w *genWS) plantSecret(r *rand.Rand, lang string, kind secretKind, withEnd bool) (snippet string, body [2]int) {
 	switch kind {
 	case secretPassword:
 		v := "s3cr3t-value-" + randString(r, alnum, 10)
@@ -222,7 +222,7 @@ func insertAt(r *rand.Rand, chunks []string, snippet string) (string, int) {
 
 // plantIn maybe plants a secret in a generated file and returns the final
 // text.
-func (w *workspace) plantIn(r *rand.Rand, p, lang string, chance int, chunks []string, pad func(b *strings.Builder, atLeast int)) []byte {
+func (w *genWS) plantIn(r *rand.Rand, p, lang string, chance int, chunks []string, pad func(b *strings.Builder, atLeast int)) []byte {
 	var snippet string
 	var body [2]int
 	planted := r.IntN(100) < chance
@@ -257,8 +257,8 @@ func (w *workspace) plantIn(r *rand.Rand, p, lang string, chance int, chunks []s
 // genWorkspace builds a random workspace: Go packages importing each
 // other, TypeScript files, text files, never-send files, binary files and
 // planted secrets.
-func genWorkspace(r *rand.Rand) *workspace {
-	w := &workspace{}
+func genWorkspace(r *rand.Rand) *genWS {
+	w := &genWS{}
 	w.add("go.mod", []byte("module "+propModule+"\n\ngo 1.22\n"))
 	w.texts = append(w.texts, "go.mod")
 
@@ -445,7 +445,7 @@ func genWorkspace(r *rand.Rand) *workspace {
 }
 
 // write writes the workspace's files under dir in the given order.
-func (w *workspace) write(t *testing.T, dir string, order []wsFile) {
+func (w *genWS) write(t *testing.T, dir string, order []wsFile) {
 	t.Helper()
 	for _, f := range order {
 		p := filepath.Join(dir, filepath.FromSlash(f.path))
@@ -483,7 +483,7 @@ func textLines(data []byte) []string {
 }
 
 // genRequest builds a random request against a generated workspace.
-func genRequest(r *rand.Rand, w *workspace, root string) *contextbuilder.Request {
+func genRequest(r *rand.Rand, w *genWS, root string) *contextbuilder.Request {
 	req := &contextbuilder.Request{}
 	switch n := r.IntN(10); {
 	case n < 5:
@@ -709,7 +709,7 @@ func sha256Hex(b []byte) string {
 
 // propCase is one generated workspace on disk with its index.
 type propCase struct {
-	w     *workspace
+	w     *genWS
 	root  string
 	x     *index.Index
 	tok   *tokens.Cache
@@ -1147,7 +1147,7 @@ func buildText(t *testing.T, req *contextbuilder.Request, files ...string) (*con
 	for i := 0; i+1 < len(files); i += 2 {
 		order = append(order, wsFile{path: files[i], data: []byte(files[i+1])})
 	}
-	(&workspace{}).write(t, root, order)
+	(&genWS{}).write(t, root, order)
 	x := indexDir(t, root)
 	return contextbuilder.Build(context.Background(), x.Snapshot(), req, contextbuilder.Options{CreatedAt: goldenTime})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 )
@@ -140,118 +139,6 @@ type ModelRequest struct {
 	MaxOutputTokens       *int    `json:"max_output_tokens,omitempty"`
 	ResponseTokenReserve  *int    `json:"response_token_reserve,omitempty"`
 	SoftLimitThresholdPct *int    `json:"soft_limit_threshold_pct,omitempty"`
-}
-
-// DecodeRequest decodes a build request strictly: unknown fields are
-// rejected with their name, trailing data is rejected, and the request is
-// validated. Errors wrap [ErrInvalidRequest].
-func DecodeRequest(data []byte) (*Request, error) {
-	if len(bytes.TrimSpace(data)) == 0 || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return nil, fmt.Errorf("%w: the request object is missing (arguments[0])", ErrInvalidRequest)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var r Request
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidRequest, describeJSONError(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data after the request object", ErrInvalidRequest)
-	}
-	if err := checkKeys(data); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// checkKeys rejects the object keys encoding/json lets through: a key
-// that matches a field only case-insensitively ("PURPOSE", or "purpoſe"
-// by Unicode folding) is an unknown field, since the wire contract is
-// exact snake_case; and a duplicate key is ambiguous (encoding/json keeps
-// the last one, other parsers the first). The thread object is opaque:
-// only duplicates are checked inside it. data is known to be one valid
-// JSON value.
-func checkKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return walkKeys(dec, "", false)
-}
-
-// walkKeys checks the keys of the JSON value that starts at dec's next
-// token; path is its dotted field path.
-func walkKeys(dec *json.Decoder, path string, opaque bool) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := tok.(string)
-			name := key
-			if path != "" {
-				name = path + "." + key
-			}
-			if seen[key] {
-				return fmt.Errorf("duplicate field %q", name)
-			}
-			seen[key] = true
-			if !opaque && !isFieldName(key) {
-				return fmt.Errorf("unknown field %q (field names are lowercase snake_case)", name)
-			}
-			if err := walkKeys(dec, name, opaque || (path == "" && key == "thread")); err != nil {
-				return err
-			}
-		}
-	case json.Delim('['):
-		for dec.More() {
-			if err := walkKeys(dec, path, opaque); err != nil {
-				return err
-			}
-		}
-	default:
-		return nil
-	}
-	_, err = dec.Token() // the closing delimiter
-	return err
-}
-
-// isFieldName reports whether key can be a Request field name exactly:
-// lowercase ASCII letters, digits and underscores.
-func isFieldName(key string) bool {
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
-			return false
-		}
-	}
-	return key != ""
-}
-
-// describeJSONError turns encoding/json errors into messages naming the
-// field, which is what a client author needs.
-func describeJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "request"
-		}
-		return fmt.Sprintf("field %q: expected %s, got JSON %s", field, te.Type, te.Value)
-	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Sprintf("unknown field %s", name)
-	}
-	return strings.TrimPrefix(msg, "json: ")
 }
 
 // Validate checks the request's enums and required fields. Errors wrap

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -167,7 +168,7 @@ func TestDecodeRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := contextbuilder.DecodeRequest([]byte(tt.input))
+			got, err := workspace.DecodeBuildRequest([]byte(tt.input))
 			if err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
@@ -264,7 +265,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := contextbuilder.DecodeRequest([]byte(tt.input))
+			got, err := workspace.DecodeBuildRequest([]byte(tt.input))
 			if err == nil {
 				t.Fatalf("DecodeRequest(%s) = %+v, want an error", tt.input, got)
 			}
@@ -343,7 +344,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := contextbuilder.DecodeRequest(data)
+		r, err := workspace.DecodeBuildRequest(data)
 		if err != nil {
 			if r != nil {
 				t.Fatalf("DecodeRequest returned both a request and %v", err)
@@ -357,7 +358,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshaling an accepted request: %v", err)
 		}
-		r2, err := contextbuilder.DecodeRequest(out)
+		r2, err := workspace.DecodeBuildRequest(out)
 		if err != nil {
 			t.Fatalf("decoding the re-marshaled request %s: %v", out, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // sandboxSecret is planted outside the workspace; no output may carry it.
@@ -83,7 +84,7 @@ func buildRaw(t *testing.T, snap *index.Snapshot, req map[string]any) (*contextb
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := contextbuilder.DecodeRequest(raw)
+	r, err := workspace.DecodeBuildRequest(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func TestSelectionSpan(t *testing.T) {
 			// The range says line 0 on purpose: only the span counts.
 			req := &contextbuilder.Request{Purpose: contextbuilder.PurposeDiff, ActiveFile: u,
 				Selection: &contextbuilder.SelectionRange{URI: u, Span: tt.span}}
-			(&workspace{}).write(t, root, []wsFile{{path: "go.mod", data: []byte("module example.com/p\n")}, {path: "p.go", data: []byte(text)}})
+			(&genWS{}).write(t, root, []wsFile{{path: "go.mod", data: []byte("module example.com/p\n")}, {path: "p.go", data: []byte(text)}})
 			res, err := contextbuilder.Build(context.Background(), indexDir(t, root).Snapshot(), req, contextbuilder.Options{CreatedAt: goldenTime})
 			if tt.want != "" {
 				if !errors.Is(err, contextbuilder.ErrInvalidRequest) || !strings.Contains(err.Error(), `"selection.range"`) || !strings.Contains(err.Error(), tt.want) {

@@ -15,15 +15,19 @@ const module = "github.com/ctxd/ctxd"
 
 // layer ranks a package of the module in main → (internal/cli | server |
 // mcp) → handlers → workspace → contextbuilder → index
-// (docs/architecture.md); the tools rank -1 and are not checked here.
+// (docs/architecture.md); leaf helpers under internal/ rank with index
+// (they may import nothing of ctxd above it); the tools rank -1 and are
+// not checked here.
 func layer(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	first, _, _ := strings.Cut(rel, "/")
 	switch {
 	case rel == "":
 		return 6
-	case first == "internal":
+	case rel == "internal/cli" || strings.HasPrefix(rel, "internal/cli/"):
 		return 5
+	case first == "internal":
+		return 0 // leaf helpers (internal/strictjson) sit below everything
 	case first == "server", first == "mcp":
 		return 4
 	case first == "handlers":

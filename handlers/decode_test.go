@@ -34,7 +34,7 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 		{"missing version on change", func() any { return &didChangeParams{} }, `{"textDocument":{"uri":"file:///a"},"contentChanges":[]}`, `invalid params: missing required field "textDocument.version"`},
 		{"folders event missing", func() any { return &didChangeWorkspaceFoldersParams{} }, `{}`, `invalid params: missing required field "event"`},
 		{"strict unknown field", func() any { return &workspace.IndexStatusArgs{} }, `{"x":1}`, `invalid params: unknown field "x"`},
-		{"trailing data", func() any { return &didCloseParams{} }, `{"textDocument":{"uri":"file:///a"}} {}`, `invalid params: trailing data after the params value`},
+		{"trailing data", func() any { return &didCloseParams{} }, `{"textDocument":{"uri":"file:///a"}} {}`, `invalid params: trailing data after the JSON value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/strictjson"
 	"github.com/ctxd/ctxd/workspace/ledger"
 	"github.com/ctxd/ctxd/workspace/policy"
 	"github.com/ctxd/ctxd/workspace/store"
@@ -50,14 +50,12 @@ func (w *Workspace) prepare(req *contextbuilder.Request, opts contextbuilder.Opt
 // decodeThread decodes the request's thread object strictly; nil when the
 // request has none.
 func decodeThread(raw json.RawMessage) (*ledger.Thread, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+	if strictjson.Absent(raw) {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var t ledger.Thread
-	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("%w: field \"thread\": %s", contextbuilder.ErrInvalidRequest, strings.TrimPrefix(err.Error(), "json: "))
+	if err := strictjson.Decode(raw, &t, strictjson.Options{}); err != nil {
+		return nil, fmt.Errorf("%w: field \"thread\": %w", contextbuilder.ErrInvalidRequest, err)
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)

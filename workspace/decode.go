@@ -1,13 +1,11 @@
 package workspace
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/internal/strictjson"
 )
 
 // invalidError is a malformed argument: its text is what the client sees,
@@ -37,25 +35,19 @@ func DecodeStrict(raw json.RawMessage, v any) error {
 	return DecodeJSON(raw, v, true)
 }
 
-// DecodeJSON is ctxd's one JSON decoder of arguments and params: exactly
-// one JSON value, no trailing data, types as declared, then the type's own
-// validation ([Validator]); strict also rejects unknown fields (ctxd's own
-// command arguments), while LSP params are decoded leniently, since LSP
-// clients extend messages freely. Its errors match [ErrInvalidArgs] and
-// read "invalid params: <what is wrong, naming the field>".
+// DecodeJSON decodes arguments and params with ctxd's one strict JSON
+// decoder (internal/strictjson): exactly one JSON value, no trailing data,
+// types as declared, then the type's own validation ([Validator]); strict
+// also rejects unknown fields (ctxd's own command arguments), while LSP
+// params are decoded leniently, since LSP clients extend messages freely.
+// Its errors match [ErrInvalidArgs] and read "invalid params: <what is
+// wrong, naming the field>".
 func DecodeJSON(raw json.RawMessage, v any, strict bool) error {
-	if isAbsent(raw) {
+	if strictjson.Absent(raw) {
 		return invalid("invalid params: params are missing")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(v); err != nil {
-		return invalid("invalid params: %s", describeDecodeError(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalid("invalid params: trailing data after the params value")
+	if err := strictjson.Decode(raw, v, strictjson.Options{Lenient: !strict}); err != nil {
+		return invalid("invalid params: %s", err.Error())
 	}
 	if val, ok := v.(Validator); ok {
 		if err := val.Validate(); err != nil {
@@ -70,7 +62,7 @@ func DecodeJSON(raw json.RawMessage, v any, strict bool) error {
 func decodeArgs[T any](optional bool) func(json.RawMessage) (*T, error) {
 	return func(raw json.RawMessage) (*T, error) {
 		var v T
-		if optional && isAbsent(raw) {
+		if optional && strictjson.Absent(raw) {
 			return &v, nil
 		}
 		if err := DecodeStrict(raw, &v); err != nil {
@@ -80,59 +72,22 @@ func decodeArgs[T any](optional bool) func(json.RawMessage) (*T, error) {
 	}
 }
 
-// isAbsent reports whether a value was omitted or null.
-func isAbsent(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
-
-// describeDecodeError turns encoding/json's errors into a message that
-// names the offending field.
-func describeDecodeError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			return fmt.Sprintf("expected %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-		}
-		return fmt.Sprintf("field %q: expected %s, got JSON %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("malformed JSON at byte %d", syntaxErr.Offset)
-	}
-	// DisallowUnknownFields reports `json: unknown field "x"`.
-	msg := err.Error()
-	if after, ok := bytes.CutPrefix([]byte(msg), []byte("json: ")); ok {
-		return string(after)
-	}
-	return msg
-}
-
-// jsonKind names a Go kind the way a JSON client thinks of it.
-func jsonKind(kind string) string {
-	switch kind {
-	case "int", "int8", "int16", "int32", "int64":
-		return "an integer"
-	case "uint", "uint8", "uint16", "uint32", "uint64":
-		return "a non-negative integer"
-	case "float32", "float64":
-		return "a number"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return kind
-}
-
 // DecodeBuildRequest decodes the argument of ctxd.buildContext,
-// ctxd.manifest and ctxd.budget. Errors wrap
-// contextbuilder.ErrInvalidRequest.
+// ctxd.manifest and ctxd.budget strictly: unknown fields, keys that are
+// not exact snake_case field names and duplicate keys are rejected with
+// their name, trailing data is rejected, and the request is validated.
+// The thread object is checked for duplicates only here; its own decoder
+// checks its names. Errors wrap contextbuilder.ErrInvalidRequest.
 func DecodeBuildRequest(raw json.RawMessage) (*contextbuilder.Request, error) {
-	return contextbuilder.DecodeRequest(raw)
+	if strictjson.Absent(raw) {
+		return nil, fmt.Errorf("%w: the request object is missing (arguments[0])", contextbuilder.ErrInvalidRequest)
+	}
+	var r contextbuilder.Request
+	if err := strictjson.Decode(raw, &r, strictjson.Options{ExactKeys: true, Opaque: []string{"thread"}}); err != nil {
+		return nil, fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }

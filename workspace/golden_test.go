@@ -170,7 +170,7 @@ func runSession(t *testing.T, g *indextest.Golden) []byte {
 
 func decodeRequest(t *testing.T, i int, raw json.RawMessage) *contextbuilder.Request {
 	t.Helper()
-	req, err := contextbuilder.DecodeRequest(raw)
+	req, err := workspace.DecodeBuildRequest(raw)
 	if err != nil {
 		t.Fatalf("step %d: request: %v", i, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 const (
@@ -582,7 +583,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 	})
 
 	for _, doc := range []string{requestMinimal, requestFull, requestNulls} {
-		req, err := contextbuilder.DecodeRequest([]byte(doc))
+		req, err := workspace.DecodeBuildRequest([]byte(doc))
 		if err != nil {
 			t.Fatalf("DecodeRequest(%s): %v", doc, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/ctxd/ctxd/internal/strictjson"
 	"github.com/gowebpki/jcs"
 )
 
@@ -84,13 +85,8 @@ func loadBuiltin() (*Scanner, error) {
 // parseRuleFile compiles a rules.json document.
 func parseRuleFile(data []byte) (*Scanner, error) {
 	var f ruleFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := strictjson.Decode(data, &f, strictjson.Options{}); err != nil {
 		return nil, fmt.Errorf("secrets: rules.json: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("secrets: rules.json: data after the top-level object")
 	}
 	if strings.TrimSpace(f.Version) == "" {
 		return nil, errors.New("secrets: rules.json: no version")

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxd/ctxd/internal/strictjson"
 	"github.com/gowebpki/jcs"
 )
 
@@ -574,17 +575,9 @@ func decodeEvent(line []byte) (Event, *fieldError) {
 }
 
 // decodeStrict unmarshals one JSON value, refusing unknown members and
-// trailing data.
+// trailing data (ctxd's one strict decoder).
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after the JSON value")
-	}
-	return nil
+	return strictjson.Decode(data, v, strictjson.Options{})
 }
 
 // errNotExact reports data that decodes but is not what encoding the

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ctxd/ctxd/internal/strictjson"
 	"github.com/gowebpki/jcs"
 )
 
@@ -275,9 +275,7 @@ func Parse(data []byte) (*Config, error) {
 		}, false)
 	}
 	f := defaultFile()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := strictjson.Decode(data, &f, strictjson.Options{}); err != nil {
 		// The schema admits only what File can hold; reaching this is a
 		// mismatch between the two, reported without guessing a field.
 		return nil, invalidError(data, fieldError{msg: fmt.Sprintf("cannot be decoded: %v", err)}, false)
