@@ -335,4 +335,3 @@ func withContainers(syn *syntax.File, idxs []int) []int {
 	slices.Sort(out)
 	return out
 }
-
