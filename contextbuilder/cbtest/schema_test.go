@@ -236,7 +236,7 @@ func TestSchemaFiles(t *testing.T) {
 				return
 			}
 			if _, ok := o["properties"]; !ok {
-				return // an opaque object (thread)
+				return // a free-form object: no properties to close
 			}
 			if o["additionalProperties"] != false {
 				t.Errorf("%s: object schema at %s does not set additionalProperties: false", name, at)

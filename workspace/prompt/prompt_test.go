@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +15,10 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index/indextest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+var update = indextest.UpdateFlag("testdata/*.golden")
 
 const (
 	testFingerprint = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
