@@ -1,7 +1,7 @@
 // Prints what the extension shows for a real ctxd run, rendered by the
 // extension's own pure modules (out/src, built by `npm run build:test`):
-// the results tree, the status bar for an ok and a warning budget, and a
-// refusal's notification. VS Code itself cannot run here; CAPTURES.md holds
+// the results tree, the status bar for an ok and a warning budget, a
+// refusal's notification and details, and the index status document. VS Code itself cannot run here; CAPTURES.md holds
 // this script's output.
 //
 //   npm run capture            (CTXD_BIN and CTXD_EXAMPLE as for the tests)
@@ -13,7 +13,7 @@ import * as path from "node:path";
 const require = createRequire(import.meta.url);
 const harness = require("../out/test/harness.js");
 const { buildRequest, readSettings, withUserSelectedTarget } = require("../out/src/request.js");
-const { statusBarModel, refusalNotice, candidateItems } = require("../out/src/render.js");
+const { statusBarModel, refusalNotice, refusalMarkdown, candidateItems, indexStatusMarkdown } = require("../out/src/render.js");
 const { resultTree, treeText } = require("../out/src/tree.js");
 const { CtxdRefusalError } = require("../out/src/rpc.js");
 
@@ -87,11 +87,12 @@ try {
   print("Each one is rendered by the extension's own modules (`src/request.ts`, `src/render.ts`,");
   print("`src/tree.ts`, built into `out/`) from a real ctxd run: `scripts/capture.mjs` starts");
   print(`\`ctxd serve --stdio\` (ctxd ${version}) on a temporary copy of \`testdata/example\`, sends the`);
-  print("requests the extension's builders make, and prints what the status bar, the results view");
-  print("and the notifications would show. The copy differs from `testdata/example` in two ways, to");
-  print("show more of the views: `internal/legacy/store.go` defines a second `Store.List`, and the");
-  print("editor buffer of `internal/store/store.go` (sent with `didOpen`, unsaved) has an added");
-  print("comment line holding a fake GitHub token. Regenerate with `npm run capture`.");
+  print("requests the extension's builders make, and prints what the status bar, the results view,");
+  print("the notifications and the documents would show. The copy differs from `testdata/example`");
+  print("in two ways, to show more of the views: `internal/legacy/store.go` defines a second");
+  print("`Store.List`, and the editor buffer of `internal/store/store.go` (sent with `didOpen`,");
+  print("unsaved) has an added comment line holding a fake GitHub token. Regenerate with");
+  print("`npm run capture`.");
   print();
 
   // 1. Build Context for Selection: the body of Store.List selected.
@@ -109,7 +110,11 @@ try {
   print(JSON.stringify(req, null, 2).replace(uri, "file:///…/internal/store/store.go").replace(uri, "file:///…/internal/store/store.go"));
   print("```");
   print();
-  block("CTXD: LAST RESULT\n" + treeText(resultTree(built)));
+  const tree = resultTree(built);
+  block("CTXD: LAST RESULT\n" + treeText(tree));
+  print("The first row stays short enough for the sidebar's default width; its tooltip has the rest:");
+  print();
+  block(tree[0].tooltip);
 
   // 2. The same under a tight model: slicing and budget exclusions.
   const tight = readSettings((k) => ({ "model.maxInputTokens": 420, "model.responseTokenReserve": 20 })[k]);
@@ -156,13 +161,13 @@ try {
   const notice = refusalNotice(envRefusal);
   heading(
     "4. Refusal notification: *Build Context for Active File* on `.env`",
-    "`window.showErrorMessage(message, \"Show details\")`; *Show details* opens the JSON below read-only\n" +
-      "(`ctxd:/refusal-<code>.json`). The status bar shows the same refusal in red.",
+    "`window.showErrorMessage(message, \"Show details\")`; *Show details* opens the markdown below\n" +
+      "(`ctxd:/refusal-<code>.md`), rendered and read-only. The status bar shows the same refusal in red.",
   );
   block(`[error] ${notice.message}    [Show details]`);
-  print("```json");
-  print(notice.details.replace(/\n$/, ""));
-  print("```");
+  print("````markdown");
+  print(refusalMarkdown(envRefusal).replace(/\n$/, ""));
+  print("````");
   print();
   const envStatus = statusBarModel({ kind: "refusal", refusal: envRefusal, scope: "file" });
   block(`text:       ${envStatus.text}\nbackground: statusBarItem.${envStatus.background}Background`);
@@ -184,6 +189,23 @@ try {
   print(`After picking the first: \`user_selected_targets: ${JSON.stringify(retry.user_selected_targets)}\``);
   print();
   block("CTXD: LAST RESULT\n" + treeText(resultTree(retried)));
+
+  // 6. Show Index Status, once the index is ready.
+  let status = await server.commands.indexStatus(true);
+  for (let i = 0; i < 100 && status.index.state !== "ready"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = await server.commands.indexStatus(true);
+  }
+  heading(
+    "6. *ctxd: Show Index Status*",
+    "The markdown source of `ctxd:/index-status.md`, which opens rendered (VS Code's markdown preview\n" +
+      "editor) in the editor group of ctxd's documents. The temporary folder's name is replaced by `example`.",
+  );
+  const folder = path.basename(workspace);
+  print("````markdown");
+  print(indexStatusMarkdown(status).split(harness.fileUri(workspace)).join("file:///…/example").split(folder).join("example").replace(/\n$/, ""));
+  print("````");
+  print();
 } finally {
   await server.stop();
   fs.rmSync(workspace, { recursive: true, force: true });

@@ -7,9 +7,10 @@ import * as vscode from "vscode";
 import type { ServerSession } from "./client";
 import { Commands } from "./contract.gen";
 import type { BuildRequest, BuildResult, Refusal } from "./contract.gen";
-import type { ResultDocuments } from "./documents";
+import { groupStates, viewColumnOf, type ResultDocuments } from "./documents";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
-import { ClientCommands, ViewIds } from "./ids";
+import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
+import { sourceColumn } from "./layout";
 import {
   budgetMarkdown,
   bundleMarkdown,
@@ -19,6 +20,7 @@ import {
   indexStatusMarkdown,
   manifestMarkdown,
   promptText,
+  refusalMarkdown,
   refusalNotice,
 } from "./render";
 import { buildRequest, isEmptyRange, renderPromptRequest, withUserSelectedTarget, type RequestOptions, type Scope } from "./request";
@@ -194,7 +196,7 @@ export class CommandHandlers {
     const notice = refusalNotice(refusal);
     const choice = await vscode.window.showErrorMessage(notice.message, "Show details");
     if (choice === "Show details") {
-      await this.docs.show(`refusal-${refusal.code}.json`, notice.details);
+      await this.docs.show(`refusal-${refusal.code}.md`, refusalMarkdown(refusal));
     }
   }
 
@@ -211,7 +213,9 @@ export class CommandHandlers {
     }
     const result = await this.withRefusals(r.request, (req, token) => this.session.commands.budget(req, token), "Counting the budget");
     if (result !== undefined) {
-      await this.docs.show(Docs.budget, budgetMarkdown(result, this.previewScope(r.editor), displayPath(r.editor.document.uri)));
+      const s = r.editor.selection;
+      const range = { start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } };
+      await this.docs.show(Docs.budget, budgetMarkdown(result, this.previewScope(r.editor), displayPath(r.editor.document.uri), range));
     }
   }
 
@@ -280,7 +284,11 @@ export class CommandHandlers {
     await this.docs.show(Docs.bundle, bundleMarkdown(current.result));
   }
 
-  /** Opens a block's file, selecting the first line range its title names. */
+  /**
+   * Opens a block's file, selecting the first line range its title names
+   * (1-based, as the title writes it; VS Code's lines are 0-based), in a
+   * group that is not showing a ctxd document.
+   */
   private async openBlock(target: OpenTarget): Promise<void> {
     const uri = this.tree.resolve(target);
     if (uri === undefined) {
@@ -295,7 +303,11 @@ export class CommandHandlers {
       const end = Math.min(Math.max(first.end - 1, start), doc.lineCount - 1);
       selection = new vscode.Range(start, 0, end, doc.lineAt(end).range.end.character);
     }
-    const editor = await vscode.window.showTextDocument(doc, selection ? { selection, preview: true } : { preview: true });
+    const options: vscode.TextDocumentShowOptions = { preview: true, viewColumn: viewColumnOf(sourceColumn(groupStates(), DocumentScheme)) };
+    if (selection) {
+      options.selection = selection;
+    }
+    const editor = await vscode.window.showTextDocument(doc, options);
     if (selection) {
       editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }

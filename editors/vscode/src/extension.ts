@@ -17,7 +17,7 @@ export function activate(context: vscode.ExtensionContext): CtxdApi {
   const output = vscode.window.createOutputChannel("ctxd", { log: true });
   const server = new ServerSession(context.extensionPath, output);
   session = server;
-  const docs = new ResultDocuments();
+  const docs = new ResultDocuments((message) => output.warn(message));
   const tree = new ResultsTreeProvider();
   const handlers = new CommandHandlers(server, docs, tree, output);
   context.subscriptions.push(

@@ -36,5 +36,12 @@ export const ViewIds = {
 /** The URI scheme of the extension's read-only documents. */
 export const DocumentScheme = "ctxd";
 
+/**
+ * The view type of the markdown preview editor that ships with VS Code
+ * (extension vscode.markdown-language-features), which `vscode.openWith`
+ * opens the extension's markdown documents with.
+ */
+export const MarkdownPreviewEditor = "vscode.markdown.preview.editor";
+
 /** The language client's id: also the prefix of its `ctxd.trace.server` setting. */
 export const ClientId = "ctxd";

@@ -29,11 +29,41 @@ export function formatCount(n: number): string {
 
 /**
  * Escapes text for markdown prose (not code): the characters that start
- * emphasis, code, links, HTML or table cells. Escaped text never starts a
- * line, so block markers (#, -, 1.) need no escaping.
+ * emphasis, code, links, HTML or table cells. An underscore between two
+ * letters or digits (`deny_rule`, `o200k_base`) cannot start or end
+ * emphasis in CommonMark, so it stays as it is and the raw text reads as
+ * it renders. Escaped text never starts a line, so block markers (#, -, 1.)
+ * need no escaping. Never apply it to the text of a code span: use code().
  */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_[\]<>|~]/g, (c) => "\\" + c);
+  return text.replace(/[\\`*_[\]<>|~]/g, (c, i: number, all: string) =>
+    c === "_" && isWordChar(all[i - 1]) && isWordChar(all[i + 1]) ? c : "\\" + c,
+  );
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
+}
+
+/**
+ * A count in at most four digits and a unit, for labels that must stay
+ * short: 582, 9,999, 99.2k, 124k, 1.5M. Exact below 10,000; the exact
+ * count belongs in the tooltip.
+ */
+export function compactCount(n: number): string {
+  if (!Number.isFinite(n) || Math.abs(n) < 10000) {
+    return formatCount(n);
+  }
+  const sign = n < 0 ? "-" : "";
+  let value = Math.abs(n);
+  for (const unit of ["k", "M", "G"]) {
+    value /= 1000;
+    const text = value < 99.95 ? (Math.round(value * 10) / 10).toFixed(1).replace(/\.0$/, "") : String(Math.round(value));
+    if (Number(text) < 1000 || unit === "G") {
+      return sign + text + unit;
+    }
+  }
+  return formatCount(n);
 }
 
 /** A count and a noun, plural unless the count is 1 ("1 file", "2 files"). */
@@ -44,6 +74,15 @@ export function plural(n: number, noun: string): string {
 /** Escapes text for one cell of a markdown table. */
 function cell(text: string): string {
   return escapeMarkdown(text).replace(/\r?\n|\r/g, " ");
+}
+
+/**
+ * A code span in a cell of a markdown table: a "|" splits a GFM table cell
+ * even inside a code span unless it is escaped (the table, not the span,
+ * removes the backslash).
+ */
+function codeCell(text: string): string {
+  return code(text).replace(/\|/g, "\\|");
 }
 
 /** An inline code span holding any text, backticks included. */
@@ -123,7 +162,7 @@ function notesOf(report: BudgetReport): string[] {
 /** A budget report as a markdown table with its notes. */
 export function budgetTable(report: BudgetReport): string {
   const lines = [
-    "| | tokens |",
+    "| budget | tokens |",
     "|:--|--:|",
     `| estimated input | ${formatCount(report.estimated_input_tokens)} |`,
     `| soft limit | ${formatCount(report.soft_limit_tokens)} |`,
@@ -229,7 +268,7 @@ export function statusBarModel(input: StatusInput): StatusBarModel {
 export interface RefusalNotice {
   /** message + advice, for `showErrorMessage`. */
   message: string;
-  /** The refusal as indented JSON, for the read-only details document. */
+  /** The refusal as indented JSON, as the server sent it (refusalMarkdown ends with it). */
   details: string;
 }
 
@@ -251,6 +290,41 @@ export function refusalNotice(refusal: Refusal): RefusalNotice {
   };
 }
 
+/** A position of a server result or an editor: an LSP position, 0-based. */
+interface LinePosition {
+  line: number;
+  character: number;
+}
+
+/** A range's lines as people count them, 1-based and inclusive: the first and the last line it covers. */
+export interface DisplayLines {
+  start: number;
+  end: number;
+}
+
+/**
+ * The lines of an LSP range (0-based lines) as an editor numbers them
+ * (1-based): a range that ends at the start of a line does not cover that
+ * line, unless it is empty. Undefined without a valid range.
+ */
+export function displayLines(range: { start: LinePosition; end: LinePosition } | null | undefined): DisplayLines | undefined {
+  const start = range?.start?.line;
+  const end = range?.end?.line;
+  if (typeof start !== "number" || !Number.isInteger(start) || start < 0) {
+    return undefined;
+  }
+  let last = typeof end === "number" && Number.isInteger(end) && end >= start ? end : start;
+  if (last > start && range!.end.character === 0) {
+    last--;
+  }
+  return { start: start + 1, end: last + 1 };
+}
+
+/** "line 8" or "lines 50-59". */
+export function linesText(lines: DisplayLines): string {
+  return lines.start === lines.end ? `line ${lines.start}` : `lines ${lines.start}-${lines.end}`;
+}
+
 /** One entry of the ambiguous-target quick pick. */
 export interface CandidateItem {
   label: string;
@@ -259,14 +333,63 @@ export interface CandidateItem {
   candidate: Candidate;
 }
 
-/** The quick pick entries of a REFUSE_AMBIGUOUS_TARGET's candidates, in the server's order. */
+/**
+ * The quick pick entries of a REFUSE_AMBIGUOUS_TARGET's candidates, in the
+ * server's order. The server's ranges are 0-based (LSP); the entries show
+ * the 1-based line an editor shows, `path:line` as VS Code writes it.
+ */
 export function candidateItems(candidates: readonly Candidate[]): CandidateItem[] {
-  return candidates.map((c) => ({
-    label: c.symbol || c.path,
-    description: `${c.path}:${(c.range?.start?.line ?? 0) + 1}`,
-    detail: `${c.kind} at line ${(c.range?.start?.line ?? 0) + 1} of ${c.path}`,
-    candidate: c,
-  }));
+  return candidates.map((c) => {
+    const lines = displayLines(c.range);
+    return {
+      label: c.symbol || c.path,
+      description: lines ? `${c.path}:${lines.start}` : c.path,
+      detail: lines ? `${c.kind} at line ${lines.start} of ${c.path}` : `${c.kind} in ${c.path}`,
+      candidate: c,
+    };
+  });
+}
+
+/**
+ * A refusal as a markdown document, for its *Show details* action: the
+ * message and advice, the candidates of an ambiguous target with 1-based
+ * lines, the redactions and the budget, then the refusal as the server sent
+ * it (JSON, whose ranges stay 0-based LSP ranges).
+ */
+export function refusalMarkdown(refusal: Refusal): string {
+  const out = [`# ctxd refused: ${code(refusal.code)}`, ""];
+  const message = sentence(refusal.message);
+  if (message !== "") {
+    out.push(escapeMarkdown(message), "");
+  }
+  const advice = sentence(refusal.advice);
+  if (advice !== "") {
+    out.push(`**Advice:** ${escapeMarkdown(advice)}`, "");
+  }
+  const candidates = refusal.candidates ?? [];
+  if (candidates.length > 0) {
+    out.push("## Candidates", "", "| symbol | kind | file | lines |", "|:--|:--|:--|--:|");
+    for (const c of candidates) {
+      const lines = displayLines(c.range);
+      const where = lines ? (lines.start === lines.end ? `${lines.start}` : `${lines.start}-${lines.end}`) : "";
+      out.push(`| ${c.symbol ? codeCell(c.symbol) : ""} | ${cell(c.kind)} | ${codeCell(c.path)} | ${where} |`);
+    }
+    out.push("");
+  }
+  if ((refusal.redaction_report?.redactions ?? []).length > 0) {
+    out.push(...redactionsMarkdown(refusal.redaction_report), "");
+  }
+  if (refusal.budget_report) {
+    out.push("## Budget", "", budgetTable(refusal.budget_report), "");
+  }
+  out.push(
+    "## As sent",
+    "",
+    "The refusal as the server sent it; its ranges are LSP ranges (0-based lines).",
+    "",
+    fence(JSON.stringify(refusal, null, 2), "json"),
+  );
+  return out.join("\n") + "\n";
 }
 
 /** The selection part of a manifest (targets, included, excluded). */
@@ -417,9 +540,15 @@ export function manifestMarkdown(result: ManifestResult): string {
   return out.join("\n").replace(/\n+$/, "\n");
 }
 
-/** A budget result (ctxd.budget) as markdown. */
-export function budgetMarkdown(result: BudgetResult, scope: StatusScope, file: string): string {
-  const out = ["# ctxd budget", "", `Of the ${scope} of ${code(file)}.`, ""];
+/**
+ * A budget result (ctxd.budget) as markdown. `selection` is the editor's
+ * selection (0-based, as VS Code and LSP give it) when the scope is the
+ * selection; the document names its lines 1-based.
+ */
+export function budgetMarkdown(result: BudgetResult, scope: StatusScope, file: string, selection?: { start: LinePosition; end: LinePosition }): string {
+  const lines = scope === "selection" ? displayLines(selection) : undefined;
+  const what = lines ? `the selection (${linesText(lines)})` : `the ${scope}`;
+  const out = ["# ctxd budget", "", `Of ${what} of ${code(file)}.`, ""];
   const r = result.budget_report;
   if (r) {
     out.push(`\`${r.decision}\`: ${escapeMarkdown(decisionText(r.decision))}`, "", budgetTable(r), "");
@@ -429,7 +558,7 @@ export function budgetMarkdown(result: BudgetResult, scope: StatusScope, file: s
     out.push(
       "## Counts",
       "",
-      "| | count |",
+      "| counted | count |",
       "|:--|--:|",
       ...["P0", "P1", "P2", "P3"].map((p) => `| ${p} blocks | ${formatCount(c.blocks?.[p] ?? 0)} |`),
       `| files | ${formatCount(c.files)} |`,
@@ -442,65 +571,72 @@ export function budgetMarkdown(result: BudgetResult, scope: StatusScope, file: s
   return out.join("\n").replace(/\n+$/, "\n");
 }
 
-/** The index status (ctxd.indexStatus) as markdown. No file contents are in it. */
+/** "go 2, text 3": the counts of a map by sorted key, each key as code; "(none)" when empty. */
+function countsList(counts: Record<string, number> | null | undefined): string {
+  const keys = Object.keys(counts ?? {}).sort();
+  return keys.length > 0 ? keys.map((k) => `${code(k)} ${formatCount(counts![k]!)}`).join(", ") : "(none)";
+}
+
+/**
+ * The index status (ctxd.indexStatus) as markdown. No file contents are in
+ * it. Names the server defines (states, reasons, encodings, language ids)
+ * are code spans, so they read the same raw and rendered; every table has a
+ * header row.
+ */
 export function indexStatusMarkdown(status: IndexStatusResult): string {
   const out = [
     "# ctxd index status",
     "",
-    `- Server: ${escapeMarkdown(status.server?.name ?? "")} ${escapeMarkdown(status.server?.version ?? "")}`,
-    `- Position encoding: ${escapeMarkdown(status.position_encoding)}`,
+    `- Server: ${escapeMarkdown(`${status.server?.name ?? ""} ${status.server?.version ?? ""}`.trim())}`,
+    `- Position encoding: ${code(status.position_encoding)}`,
   ];
   const index = status.index;
   if (index) {
     out.push(
-      `- Index: ${escapeMarkdown(index.state)}, snapshot ${index.snapshot_version}, format ${index.index_format_version}`,
+      `- Index: ${code(index.state)}, snapshot ${index.snapshot_version}, format ${index.index_format_version}`,
       `- Project fingerprint: ${code(index.project_index_fingerprint)}`,
     );
   }
   out.push("", "## Folders", "");
-  for (const root of index?.roots ?? []) {
+  const roots = index?.roots ?? [];
+  if (roots.length === 0) {
+    out.push("(none)", "");
+  }
+  for (const root of roots) {
     const progress = root.progress ? ` (${formatCount(root.progress.done)}/${formatCount(root.progress.total)})` : "";
-    out.push(`### ${escapeMarkdown(root.name)}: ${escapeMarkdown(root.state)}${progress}`, "", `${code(root.uri)}`, "");
+    out.push(`### ${escapeMarkdown(root.name)}: ${code(root.state)}${progress}`, "", code(root.uri), "");
     if (root.error) {
       out.push(`Error: ${escapeMarkdown(root.error)}`, "");
     }
-    const languagesList = Object.keys(root.files_by_language ?? {})
-      .sort()
-      .map((l) => `${l} ${formatCount(root.files_by_language[l]!)}`)
-      .join(", ");
-    const skippedList = Object.keys(root.skipped_by_reason ?? {})
-      .sort()
-      .map((r) => `${r} ${formatCount(root.skipped_by_reason[r]!)}`)
-      .join(", ");
     out.push(
-      "| | |",
-      "|:--|--:|",
-      `| files | ${formatCount(root.files)} |`,
-      `| bytes | ${formatCount(root.bytes)} |`,
-      `| symbols | ${formatCount(root.symbols)} |`,
-      `| parse errors | ${formatCount(root.parse_errors)} |`,
-      `| open files | ${formatCount(root.open_files)} |`,
-      `| skipped | ${formatCount(root.skipped)} |`,
+      "| files | bytes | symbols | parse errors | open files | skipped |",
+      "|--:|--:|--:|--:|--:|--:|",
+      `| ${[root.files, root.bytes, root.symbols, root.parse_errors, root.open_files, root.skipped].map(formatCount).join(" | ")} |`,
       "",
-      `- By language: ${escapeMarkdown(languagesList || "(none)")}`,
-      `- Skipped by reason: ${escapeMarkdown(skippedList || "(none)")}`,
+      `- By language: ${countsList(root.files_by_language)}`,
+      `- Skipped by reason: ${countsList(root.skipped_by_reason)}`,
       `- Fingerprint: ${code(root.fingerprint)}`,
       "",
     );
-    for (const s of root.skipped_files ?? []) {
-      out.push(`- skipped ${code(s.path)}: ${escapeMarkdown(s.reason)}${s.detail ? ` (${escapeMarkdown(s.detail)})` : ""}`);
+    const skipped = root.skipped_files ?? [];
+    if (skipped.length > 0) {
+      out.push("| skipped path | reason | detail |", "|:--|:--|:--|");
+      for (const f of skipped) {
+        out.push(`| ${codeCell(f.path)} | ${codeCell(f.reason)} | ${f.detail ? cell(f.detail) : ""} |`);
+      }
+      out.push("");
     }
   }
-  out.push("", "## Open documents", "");
+  out.push("## Open documents", "");
   const docs = status.open_documents ?? [];
   if (docs.length === 0) {
     out.push("(none)");
   }
   for (const d of docs) {
     const flags = [d.saved ? "saved" : "unsaved", d.out_of_sync ? "OUT OF SYNC" : ""].filter((f) => f !== "").join(", ");
-    out.push(`- ${code(d.uri)} v${d.version}, ${escapeMarkdown(d.language_id)}, ${formatCount(d.line_count)} lines, ${flags}`);
+    out.push(`- ${code(d.uri)} v${d.version}, ${code(d.language_id)}, ${plural(d.line_count, "line")}, ${flags}`);
   }
-  return out.join("\n").replace(/\n+$/, "\n");
+  return out.join("\n").replace(/\n*$/, "\n");
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import { Priorities } from "./contract.gen";
 import type { Block, BuildResult, Excluded, Redaction } from "./contract.gen";
-import { decisionText, formatCount, utf8Length } from "./render";
+import { compactCount, decisionText, formatCount, utf8Length } from "./render";
 
 /** Lines L<start> to L<end> of a file, 1-based and inclusive. */
 export interface LineRange {
@@ -208,6 +208,56 @@ function group(id: string, label: string, children: TreeNode[], unit: string): T
   return node;
 }
 
+/** The icon of a budget decision, as the status bar shows it. */
+function decisionIcon(decision: string): string {
+  switch (decision) {
+    case "ok":
+      return "pass";
+    case "warn_soft_limit":
+      return "warning";
+    default:
+      return "error";
+  }
+}
+
+/**
+ * The results view's first row. Its label is only the tokens
+ * ("582/124k tokens") and its description only the decision, so that both
+ * fit at the sidebar's default width; the exact counts, the limits, the
+ * purpose and the bundle id are in the tooltip. Clicking it opens the
+ * rendered bundle.
+ */
+function summaryNode(result: BuildResult): TreeNode {
+  const bundle = result.bundle;
+  const budget = result.budget_report;
+  const about = bundle ? `${bundle.purpose} bundle ${bundle.bundle_id}` : "ctxd bundle";
+  if (!budget) {
+    return {
+      id: "summary",
+      kind: "summary",
+      label: bundle ? `${bundle.purpose} bundle` : "bundle",
+      description: bundle?.bundle_id.slice(0, 8) ?? "",
+      tooltip: `${about}\nClick to open the rendered bundle.`,
+      icon: "package",
+      children: [],
+    };
+  }
+  return {
+    id: "summary",
+    kind: "summary",
+    label: `${compactCount(budget.estimated_input_tokens)}/${compactCount(budget.hard_limit_tokens)} tokens`,
+    description: budget.decision,
+    tooltip: [
+      about,
+      `${formatCount(budget.estimated_input_tokens)} of ${formatCount(budget.hard_limit_tokens)} tokens (soft limit ${formatCount(budget.soft_limit_tokens)}, max input ${formatCount(budget.max_input_tokens)})`,
+      `${budget.decision}: ${decisionText(budget.decision)}`,
+      "Click to open the rendered bundle.",
+    ].join("\n"),
+    icon: decisionIcon(budget.decision),
+    children: [],
+  };
+}
+
 /**
  * The results view of a build: a summary node, one group per priority that
  * has blocks (in P0…P3 order, blocks in bundle order), then "Excluded"
@@ -219,18 +269,7 @@ export function resultTree(result: BuildResult): TreeNode[] {
   const bundle = result.bundle;
   const budget = result.budget_report;
   if (bundle || budget) {
-    const summary: TreeNode = {
-      id: "summary",
-      kind: "summary",
-      label: `${bundle?.purpose ?? "?"} bundle ${bundle?.bundle_id.slice(0, 8) ?? ""}`.trim(),
-      icon: "package",
-      children: [],
-    };
-    if (budget) {
-      summary.description = `${formatCount(budget.estimated_input_tokens)}/${formatCount(budget.hard_limit_tokens)} tokens · ${budget.decision}`;
-      summary.tooltip = `${budget.decision}: ${decisionText(budget.decision)}`;
-    }
-    nodes.push(summary);
+    nodes.push(summaryNode(result));
   }
   const blocks = bundle?.blocks ?? [];
   const known = new Set<string>(Priorities);

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { CtxdApi } from "../api";
 import { Commands } from "../src/contract.gen";
-import { ClientCommands, ViewIds } from "../src/ids";
+import { ClientCommands, MarkdownPreviewEditor, ViewIds } from "../src/ids";
 import type { TreeNode } from "../src/tree";
 import * as fake from "./fakeVscode";
 import { copyWorkspace, exampleWorkspace, extensionRoot, fileUri, requireBinary } from "./harness";
@@ -58,6 +58,7 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
   let store: fake.FakeDocument;
   const status = () => fake.recorded.statusItems[fake.recorded.statusItems.length - 1];
   const treeRoots = (): TreeNode[] => fake.recorded.trees.get(ViewIds.results).getChildren();
+  const docText = (docPath: string): string => fake.recorded.contentProviders.get("ctxd").provideTextDocumentContent(fake.Uri.from({ scheme: "ctxd", path: docPath }));
 
   before(async () => {
     const bin = requireBinary();
@@ -161,6 +162,52 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     await fake.commands.executeCommand(ClientCommands.showManifest);
     await fake.commands.executeCommand(ClientCommands.showIndexStatus);
     assert.deepEqual(fake.recorded.shownDocuments.slice(-3), ["ctxd:/budget.md", "ctxd:/manifest.md", "ctxd:/index-status.md"]);
+    const shown = fake.recorded.shown.slice(-3);
+    assert.deepEqual(
+      shown.map((d) => [d.editor, d.preview]),
+      Array(3).fill([MarkdownPreviewEditor, true]),
+      "rendered, in the markdown preview editor, in a preview tab",
+    );
+    assert.equal(new Set(shown.map((d) => d.column)).size, 1, "all three in one group");
+    assert.equal(fake.editorGroups().length, 2, "the source's group and ctxd's");
+    const status = docText("/index-status.md");
+    assert.match(status, /^\| files \| bytes \| symbols \| parse errors \| open files \| skipped \|$/m);
+    assert.match(status, /- Skipped by reason: `deny_rule` \d+/);
+  });
+
+  it("ctxd's documents share one group; a block's file opens beside it, not over it", async () => {
+    fake.resetEditorGroups();
+    fake.setActiveEditor(store);
+    await fake.commands.executeCommand(ClientCommands.openBundle);
+    assert.deepEqual(fake.recorded.shown.at(-1), { uri: "ctxd:/bundle.md", editor: MarkdownPreviewEditor, asked: fake.ViewColumn.Beside, column: 2, preview: true });
+    // Back to the source, then Index Status and Show Budget of a selection (0-based lines 57-58 as VS Code reports them).
+    fake.setActiveEditor(store, new fake.Selection(57, 0, 59, 0));
+    await fake.commands.executeCommand(ClientCommands.showIndexStatus);
+    await fake.commands.executeCommand(ClientCommands.showBudget);
+    assert.deepEqual(fake.recorded.shown.slice(-2).map((d) => [d.uri, d.asked, d.column]), [
+      ["ctxd:/index-status.md", 2, 2],
+      ["ctxd:/budget.md", 2, 2],
+    ]);
+    assert.equal(fake.editorGroups().length, 2, "two groups after Bundle, Index Status and Budget");
+    assert.ok(docText("/budget.md").includes("Of the selection (lines 58-59) of `internal/store/store.go`."), "1-based lines");
+    // The focus is on ctxd's group now: a block of the results view opens in the source's group.
+    const p0 = treeRoots().find((n) => n.label === "P0")!;
+    const file = p0.children.find((n) => n.open !== undefined)!;
+    await fake.commands.executeCommand(ClientCommands.openBlock, file.open);
+    assert.deepEqual(fake.recorded.shown.at(-1), { uri: store.uri.toString(), editor: "text", asked: 1, column: 1, preview: false });
+    assert.equal(fake.editorGroups().length, 2);
+    // Without the markdown preview editor the document opens as text, still in ctxd's group.
+    fake.answers.openWith = () => {
+      throw new Error("no editor vscode.markdown.preview.editor");
+    };
+    try {
+      await fake.commands.executeCommand(ClientCommands.showIndexStatus);
+    } finally {
+      fake.answers.openWith = undefined;
+    }
+    assert.deepEqual(fake.recorded.shown.at(-1), { uri: "ctxd:/index-status.md", editor: "text", asked: 2, column: 2, preview: true });
+    assert.match(fake.outputChannels[0].lines.join("\n"), /the markdown preview of ctxd:\/index-status\.md did not open/);
+    fake.setActiveEditor(store);
   });
 
   it("a refusal: the notification, its details, and a red status bar", async () => {
@@ -173,7 +220,8 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     const refusal = fake.recorded.messages.find((m) => m.message.startsWith("ctxd refused (REFUSE_UNSUPPORTED_TARGET): "));
     assert.ok(refusal, "the refusal was shown");
     assert.deepEqual(refusal.actions, ["Show details"]);
-    assert.equal(fake.recorded.shownDocuments[fake.recorded.shownDocuments.length - 1], "ctxd:/refusal-REFUSE_UNSUPPORTED_TARGET.json");
+    assert.equal(fake.recorded.shownDocuments[fake.recorded.shownDocuments.length - 1], "ctxd:/refusal-REFUSE_UNSUPPORTED_TARGET.md");
+    assert.match(docText("/refusal-REFUSE_UNSUPPORTED_TARGET.md"), /^# ctxd refused: `REFUSE_UNSUPPORTED_TARGET`\n/);
     await until("the refusal in the status bar", () => status().text === "$(error) ctxd: REFUSE_UNSUPPORTED_TARGET");
     assert.equal(status().backgroundColor?.id, "statusBarItem.errorBackground");
     fake.answers.message = () => undefined;
@@ -183,12 +231,16 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
   it("an ambiguous symbol: the quick pick, then the retry", async () => {
     fake.answers.inputBox = () => "List";
     let offered: string[] = [];
+    let details: string[] = [];
     fake.answers.quickPick = (items) => {
       offered = items.map((i: { description: string }) => i.description);
+      details = items.map((i: { detail: string }) => i.detail);
       return items[0];
     };
     await fake.commands.executeCommand(ClientCommands.buildContextSymbol);
+    // 1-based, as the editor numbers lines: `func (s *Store) List` is on line 7 of legacy/store.go and line 50 of store/store.go.
     assert.deepEqual(offered, ["internal/legacy/store.go:7", "internal/store/store.go:50"]);
+    assert.deepEqual(details, ["method at line 7 of internal/legacy/store.go", "method at line 50 of internal/store/store.go"]);
     const p0 = treeRoots().find((n) => n.label === "P0")!;
     assert.ok(p0.children.some((n) => n.label === "file internal/legacy/store.go"), "the chosen definition is the target");
   });

@@ -249,6 +249,8 @@ export const recorded = {
   statusItems: [] as any[],
   trees: new Map<string, any>(),
   shownDocuments: [] as string[],
+  /** Every document shown, with how: the column asked for, the one it landed in, and the editor (text, or a custom editor's view type). */
+  shown: [] as { uri: string; editor: string; asked: number | undefined; column: number; preview: boolean }[],
   contentProviders: new Map<string, any>(),
   executed: [] as { command: string; args: unknown[] }[],
 };
@@ -258,6 +260,8 @@ export const answers = {
   message: (_message: string, _actions: string[]): string | undefined => undefined,
   quickPick: (items: any[]): any => items[0],
   inputBox: (value: string | undefined): string | undefined => value,
+  /** Called before vscode.openWith opens anything; throw to make it fail (no markdown extension). */
+  openWith: undefined as ((uri: Uri, viewType: string) => void) | undefined,
 };
 
 /** Settings by full key ("ctxd.server.path"). */
@@ -298,6 +302,17 @@ export const commands = stubNamespace({
   },
   async executeCommand(id: string, ...args: unknown[]): Promise<unknown> {
     recorded.executed.push({ command: id, args });
+    if (id === "vscode.openWith") {
+      // VS Code's built-in command: opens a resource with an editor, e.g. the
+      // markdown preview editor. The document is loaded, as the editor would.
+      const [uri, viewType, options] = args as [Uri, string, { viewColumn?: number; preview?: boolean; preserveFocus?: boolean } | number | undefined];
+      if (answers.openWith !== undefined) {
+        answers.openWith(uri, viewType);
+      }
+      await workspace.openTextDocument(uri);
+      showInGroup(uri, typeof options === "number" ? { viewColumn: options } : options, viewType);
+      return undefined;
+    }
     const handler = commandHandlers.get(id);
     return handler ? handler(...args) : undefined;
   },
@@ -342,10 +357,105 @@ function message(level: "info" | "warning" | "error") {
   };
 }
 
+/** A tab of the fake editor groups: a text editor, or a custom editor when `viewType` is set. */
+export interface FakeTab {
+  input: { uri: Uri; viewType?: string };
+  label: string;
+  isActive: boolean;
+  isPreview: boolean;
+}
+
+/** An editor group, as `window.tabGroups.all` lists them. */
+export interface FakeGroup {
+  viewColumn: number;
+  isActive: boolean;
+  tabs: FakeTab[];
+  readonly activeTab: FakeTab | undefined;
+}
+
+const groups: FakeGroup[] = [];
+
+function newGroup(viewColumn: number): FakeGroup {
+  const group: FakeGroup = {
+    viewColumn,
+    isActive: false,
+    tabs: [],
+    get activeTab() {
+      return this.tabs.find((t) => t.isActive);
+    },
+  };
+  groups.push(group);
+  groups.sort((a, b) => a.viewColumn - b.viewColumn);
+  return group;
+}
+
+/** The editor groups, left to right. */
+export function editorGroups(): FakeGroup[] {
+  return groups;
+}
+
+/** Closes every editor group, as a new window starts. */
+export function resetEditorGroups(): void {
+  groups.splice(0);
+}
+
+/**
+ * Shows a resource as VS Code's editor service does: in the active group
+ * (no column, or ViewColumn.Active), the group to the right of the active
+ * one (ViewColumn.Beside, created when there is none), or the group of a
+ * column (created when there is none). A shown resource's tab is reused; a
+ * new preview tab replaces the group's preview tab. The group becomes the
+ * active one unless the focus is preserved.
+ */
+function showInGroup(uri: Uri, options: { viewColumn?: number; preview?: boolean; preserveFocus?: boolean } = {}, viewType?: string, record = true): FakeGroup {
+  const active = groups.find((g) => g.isActive) ?? groups[0];
+  const asked = options.viewColumn;
+  let group: FakeGroup | undefined;
+  if (asked === undefined || asked === ViewColumn.Active) {
+    group = active ?? newGroup(1);
+  } else if (asked === ViewColumn.Beside) {
+    const right = (active?.viewColumn ?? 0) + 1;
+    group = groups.find((g) => g.viewColumn === right) ?? newGroup(right);
+  } else {
+    group = groups.find((g) => g.viewColumn === asked) ?? newGroup(Math.min(asked, groups.length + 1));
+  }
+  const same = (t: FakeTab) => t.input.uri.toString() === uri.toString() && t.input.viewType === viewType;
+  let tab = group.tabs.find(same);
+  if (tab === undefined) {
+    const preview = options.preview !== false;
+    tab = { input: viewType === undefined ? { uri } : { uri, viewType }, label: path.posix.basename(uri.path), isActive: false, isPreview: preview };
+    const replaced = preview ? group.tabs.findIndex((t) => t.isPreview) : -1;
+    if (replaced >= 0) {
+      group.tabs[replaced] = tab;
+    } else {
+      group.tabs.push(tab);
+    }
+  }
+  group.tabs.forEach((t) => (t.isActive = t === tab));
+  if (!options.preserveFocus || active === undefined) {
+    groups.forEach((g) => (g.isActive = g === group));
+  }
+  if (!record) {
+    return group;
+  }
+  recorded.shownDocuments.push(uri.toString());
+  recorded.shown.push({ uri: uri.toString(), editor: viewType ?? "text", asked, column: group.viewColumn, preview: tab.isPreview });
+  return group;
+}
+
 export const window = stubNamespace({
   activeTextEditor: undefined as any,
   visibleTextEditors: [] as any[],
-  tabGroups: { all: [], onDidChangeTabs: () => new Disposable(), onDidChangeTabGroups: () => new Disposable() },
+  tabGroups: {
+    get all(): FakeGroup[] {
+      return groups;
+    },
+    get activeTabGroup(): FakeGroup | undefined {
+      return groups.find((g) => g.isActive);
+    },
+    onDidChangeTabs: () => new Disposable(),
+    onDidChangeTabGroups: () => new Disposable(),
+  },
   onDidChangeActiveTextEditor: events.activeEditor.event,
   onDidChangeTextEditorSelection: events.selection.event,
   onDidChangeVisibleTextEditors: () => new Disposable(),
@@ -376,9 +486,9 @@ export const window = stubNamespace({
     const s = new CancellationTokenSource();
     return task({ report: () => undefined }, s.token);
   },
-  async showTextDocument(doc: FakeDocument): Promise<any> {
-    recorded.shownDocuments.push(doc.uri.toString());
-    return { document: doc, selection: new Selection(0, 0, 0, 0), revealRange: () => undefined };
+  async showTextDocument(doc: FakeDocument, options?: { viewColumn?: number; preview?: boolean; preserveFocus?: boolean; selection?: Range }): Promise<any> {
+    const group = showInGroup(doc.uri, options);
+    return { document: doc, selection: options?.selection ?? new Selection(0, 0, 0, 0), viewColumn: group.viewColumn, revealRange: () => undefined };
   },
 });
 
@@ -463,6 +573,12 @@ export function openDocument(doc: FakeDocument): void {
 
 /** Makes an editor of a document the active one, with a selection. */
 export function setActiveEditor(doc: FakeDocument | undefined, selection = new Selection(0, 0, 0, 0)): void {
+  if (doc) {
+    // The editor is a tab: of the group that has one of the document, else of the active group.
+    const holder = groups.find((g) => g.tabs.some((t) => t.input.viewType === undefined && t.input.uri.toString() === doc.uri.toString()));
+    const column = holder?.viewColumn ?? (groups.find((g) => g.isActive) ?? groups[0])?.viewColumn;
+    showInGroup(doc.uri, { viewColumn: column, preview: false }, undefined, false);
+  }
   const editor = doc ? { document: doc, selection, selections: [selection], revealRange: () => undefined, visibleRanges: [] } : undefined;
   window.activeTextEditor = editor;
   events.activeEditor.fire(editor);

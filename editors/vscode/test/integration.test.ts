@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Commands } from "../src/contract.gen";
 import type { BuildResult } from "../src/contract.gen";
-import { bundleMarkdown, candidateItems, promptText, refusalNotice, statusBarModel } from "../src/render";
+import { bundleMarkdown, candidateItems, indexStatusMarkdown, promptText, refusalMarkdown, refusalNotice, statusBarModel } from "../src/render";
 import { buildRequest, readSettings, renderPromptRequest, withUserSelectedTarget, type EditorState, type Settings } from "../src/request";
 import { advertises, CtxdRefusalError } from "../src/rpc";
 import { resultTree, treeText } from "../src/tree";
@@ -203,6 +203,11 @@ describe("against the real ctxd", { timeout: 120_000 }, () => {
       items.map((i) => i.description),
       ["internal/legacy/store.go:8", "internal/store/store.go:50"],
     );
+    // The details document names the same 1-based lines; its JSON keeps the server's 0-based ranges.
+    const details = refusalMarkdown(refused.refusal);
+    assert.match(details, /^\| `Store\.List` \| method \| `internal\/legacy\/store\.go` \| 8 \|$/m);
+    assert.match(details, /^\| `Store\.List` \| method \| `internal\/store\/store\.go` \| 50(-\d+)? \|$/m);
+    assert.match(details, /"line": 7,/);
     const retry = withUserSelectedTarget(req, items[0]!.candidate);
     assert.deepEqual(retry.user_selected_targets, [{ path: "internal/legacy/store.go", symbol: "Store.List" }]);
     const result = await utf16.commands.buildContext(retry);
@@ -215,5 +220,9 @@ describe("against the real ctxd", { timeout: 120_000 }, () => {
     assert.equal(status.position_encoding, "utf-16");
     assert.equal(status.index.state, "ready");
     assert.ok(status.open_documents.some((d) => d.uri.endsWith("/internal/store/store.go")));
+    const md = indexStatusMarkdown(status);
+    assert.match(md, /^\| files \| bytes \| symbols \| parse errors \| open files \| skipped \|\n\|--:\|/m, "the counts have a header row");
+    assert.match(md, /^\| `\.env` \| `deny_rule` \| deny:\d+: \.env \|$/m);
+    assert.ok(!md.includes("\\_"), "no escaped underscores");
   });
 });

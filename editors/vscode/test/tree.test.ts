@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { resultTree, ruleIdOf, slicingLevel, titleLineRanges, treeText, type TreeNode } from "../src/tree";
-import { fullResult } from "./fixtures";
+import type { BudgetReport } from "../src/contract.gen";
+import { formatCount } from "../src/render";
+import { budgetReport, bundleId, fullResult } from "./fixtures";
 
 describe("titles", () => {
   const cases: { title: string; level: string | undefined; ranges: { start: number; end: number }[] }[] = [
@@ -63,7 +65,7 @@ describe("resultTree", () => {
     assert.deepEqual(
       nodes.map((n) => [n.label, n.description]),
       [
-        ["diff bundle fb62cfa8", "626/124,000 tokens · ok"],
+        ["626/124k tokens", "ok"],
         ["P0", "6 blocks"],
         ["P1", "1 block"],
         ["P2", "2 blocks"],
@@ -76,6 +78,44 @@ describe("resultTree", () => {
       nodes[1]!.children.map((n) => n.label),
       ["system: System rules (diff)", "constraints: Constraints", "project_meta: Project metadata", "error_context: Last error", "file internal/store/store.go", "diff_hint: Target regions"],
     );
+  });
+  it("the header is short: tokens as the label, the decision as the description, the rest in the tooltip", () => {
+    const summary = nodes[0]!;
+    assert.equal(summary.kind, "summary");
+    assert.equal(summary.icon, "pass");
+    assert.equal(
+      summary.tooltip,
+      [
+        `diff bundle ${bundleId}`,
+        "626 of 124,000 tokens (soft limit 99,200, max input 128,000)",
+        "ok: within the soft limit",
+        "Click to open the rendered bundle.",
+      ].join("\n"),
+    );
+  });
+  it("the header fits the sidebar's default width for every decision", () => {
+    // About 40 characters of label and description fit beside the icon at
+    // the default width (the report: "582/124,000 tok…" was cut after 37).
+    const cases: [BudgetReport["decision"], number, number, string, string, string][] = [
+      ["ok", 582, 124000, "582/124k tokens", "ok", "pass"],
+      ["warn_soft_limit", 100500, 124000, "101k/124k tokens", "warn_soft_limit", "warning"],
+      ["refuse_hard_limit", 1234567, 1000000, "1.2M/1M tokens", "refuse_hard_limit", "error"],
+      ["ok", 9999, 12000, "9,999/12k tokens", "ok", "pass"],
+    ];
+    for (const [decision, estimated, hard, label, description, icon] of cases) {
+      const r = fullResult();
+      r.budget_report = { ...budgetReport(decision, estimated, bundleId), hard_limit_tokens: hard };
+      const summary = resultTree(r)[0]!;
+      assert.deepEqual([summary.label, summary.description, summary.icon], [label, description, icon]);
+      assert.ok(`${summary.label}  ${summary.description}`.length <= 36, `${summary.label}  ${summary.description}`);
+      assert.ok(summary.tooltip!.includes(`${formatCount(estimated)} of ${formatCount(hard)} tokens`));
+    }
+  });
+  it("the header without a budget report: the purpose and the short bundle id", () => {
+    const r = fullResult();
+    r.budget_report = null;
+    const summary = resultTree(r)[0]!;
+    assert.deepEqual([summary.label, summary.description, summary.icon], ["diff bundle", "fb62cfa8", "package"]);
   });
   it("block descriptions: slicing level, lines, bytes sent", () => {
     assert.equal(find(nodes, "file internal/store/store.go").description, "TARGET_REGION_ONLY · L49-L59, L60 · 68 bytes");
