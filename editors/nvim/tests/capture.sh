@@ -4,7 +4,7 @@
 # (tmux capture-pane -p), to a Markdown file:
 #   1. :CtxdBuild and its results buffer;
 #   2. the statusline component after the budget arrived, in visual mode;
-#   3. a refusal (:CtxdBuild on .env).
+#   3. a refusal (:CtxdBuild on .env), and the window that shows it whole.
 #
 #   tests/capture.sh [OUT]   (default OUT: editors/nvim/CAPTURES.md)
 #
@@ -99,7 +99,11 @@ keys ":CtxdBuild" Enter
 wait_for "every target is excluded"
 sleep 0.5
 refusal="$(capture)"
-keys Enter ":qa!" Enter
+keys Enter
+wait_for "Advice: "
+sleep 0.3
+refusal_window="$(capture)"
+keys ":qa!" Enter
 
 {
   echo "# Terminal captures of the Neovim plugin"
@@ -149,6 +153,13 @@ keys Enter ":qa!" Enter
   echo
   echo '```text'
   echo "$refusal"
+  echo '```'
+  echo
+  echo "The text does not fit in the message area, so after the prompt a floating window shows the"
+  echo "message and the advice together (it closes when the cursor moves, or with q inside it):"
+  echo
+  echo '```text'
+  echo "$refusal_window"
   echo '```'
 } >"$out"
 echo "wrote $out"

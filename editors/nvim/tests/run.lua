@@ -193,6 +193,15 @@ local function main()
     return outl
   end
 
+  -- restoring runs fn, then restore whatever happened, and fails as fn did.
+  local function restoring(fn, restore)
+    local success, err = xpcall(fn, debug.traceback)
+    restore()
+    if not success then
+      error(err, 0)
+    end
+  end
+
   -- Pure helpers ---------------------------------------------------------------
 
   test("config: defaults, vim.g.ctxd and setup() merge; bad values are reported", function()
@@ -336,7 +345,7 @@ local function main()
         bundle_id = "b-1", purpose = "diff", correlation_id = "c-1", created_at = "2025-01-01T00:00:00Z",
         model = { provider = "openai", model = "gpt-4o" },
         blocks = {
-          { block_type = "file", priority = "P0", title = "a|b.go", content = "x := `a`\n```\ny\n",
+          { block_type = "file", priority = "P0", title = "a|b.go", content = "x `a`\n```\ny\n",
             meta = { path = "a|b.go", symbol = vim.NIL, byte_size = 12, line_count = 3 } },
         },
       },
@@ -379,6 +388,79 @@ local function main()
     eq("ctxd X REFUSE_SECRET_RISK", render.statusline({ refusal = { code = "REFUSE_SECRET_RISK" } }, m), "refusal")
     eq("Store.Put (method) a.go:32", render.candidate({ symbol = "Store.Put", kind = "method", path = "a.go",
       range = { start = { line = 31, character = 0 } } }), "candidate label")
+  end)
+
+  test("render: a block's size is its own content's, line counts as wc -l, line numbers 1-based", function()
+    local counts = { { "", 0 }, { "a", 1 }, { "a\n", 1 }, { "a\nb", 2 }, { "a\nb\n", 2 }, { "\n", 1 }, { "\n\n", 2 } }
+    for _, c in ipairs(counts) do
+      eq(c[2], render.line_count(c[1]), "line_count of " .. vim.inspect(c[1]))
+    end
+    for _, text in ipairs({ "a\n", "a\nb\n", "\n\n", "x\n\ny\n" }) do
+      local wc = tonumber(vim.fn.system({ "wc", "-l" }, text):match("%d+"))
+      eq(wc, render.line_count(text), "wc -l of " .. vim.inspect(text))
+    end
+    -- A sliced block: the meta describes the whole file (7832 bytes, 241
+    -- lines as the server counts them); the table shows the 8 lines sent.
+    local content = table.concat({ "func (s *Store) Put(it Item) {", "\ts.mu.Lock()", "\tdefer s.mu.Unlock()",
+      "\tif it.SKU == \"\" {", "\t\treturn ErrNotFound", "\t}", "\ts.items[it.SKU] = it", "}" }, "\n") .. "\n"
+    local lines = render.build({ bundle = { blocks = { { block_type = "file", priority = "P0",
+      title = "store.go (TARGET_REGION_ONLY: lines 31-38 of 240)", content = content,
+      meta = { path = "store.go", byte_size = 7832, line_count = 241 } } } } }, { show_content = false })
+    has_line(lines, string.format("| store.go | %d | 8 |", #content), "the block's own bytes and lines")
+    for _, l in ipairs(lines) do
+      ok(not l:find("7832", 1, true) and not l:find("| 241 |", 1, true), "the whole file's size in: " .. l)
+    end
+    -- LSP ranges are 0-based; people read 1-based lines.
+    eq("lines 3-8", render.lines_label({ start = { line = 2, character = 0 }, ["end"] = { line = 7, character = 12 } }), "lines")
+    eq("lines 3-8", render.lines_label({ start = { line = 2, character = 0 }, ["end"] = { line = 8, character = 0 } }),
+      "an end at column 0 ends on the line before")
+    eq("line 49", render.lines_label({ start = { line = 48, character = 3 }, ["end"] = { line = 48, character = 8 } }), "one line")
+    lines = render.budget({ budget_report = { decision = "ok" } }, { file = "a.go", fallback = true,
+      selection = { start = { line = 31, character = 0 }, ["end"] = { line = 35, character = 2 } } })
+    has_line(lines, "- file: a.go " .. render.fallback_note, "the file a fallback used")
+    has_line(lines, "- selection: lines 32-36", "the selection, 1-based")
+  end)
+
+  test("render and errors: a long refusal is shown whole, its budget labelled", function()
+    local err = {
+      code = "REFUSE_CONTEXT_TOO_LARGE",
+      message = "the required context (system, constraints and targets, after slicing) needs 249 tokens but the hard limit is 190 (max_input_tokens 200 - response_token_reserve 10)",
+      advice = "narrow the scope: select a region or name a symbol (target_symbols) instead of whole files, target fewer files, or use a model with a larger input window",
+      budget_report = { estimated_input_tokens = 368, hard_limit_tokens = 190, max_input_tokens = 200,
+        reserve_output_tokens = 10, soft_limit_tokens = 152, decision = "refuse_hard_limit" },
+      candidates = { { symbol = "Item", kind = "struct", path = "a.go", range = { start = { line = 13, character = 5 } } } },
+    }
+    local lines = render.refusal(err, { file = "cmd/main.go" }, 60)
+    for _, l in ipairs(lines) do
+      ok(vim.fn.strdisplaywidth(l) <= 60, "wrapped to 60 cells: " .. l)
+    end
+    local text = table.concat(lines, " "):gsub("%s+", " ")
+    ok(text:find("REFUSE_CONTEXT_TOO_LARGE: " .. err.message, 1, true), "code and message in: " .. text)
+    ok(text:find("Advice: " .. err.advice, 1, true), "advice in: " .. text)
+    ok(text:find("File: cmd/main.go", 1, true), "file in: " .. text)
+    ok(text:find("Budget: 368 tokens estimated for everything the build would send", 1, true), "budget in: " .. text)
+    ok(text:find("the number the statusline shows", 1, true), "the statusline's number is named: " .. text)
+    ok(text:find("counts the required blocks alone", 1, true), "the message's count is named: " .. text)
+    has_line(lines, "- Item (struct) a.go:14", "candidates with 1-based lines")
+    lines = render.budget({ budget_report = err.budget_report })
+    has_line(lines, "- estimated input tokens: 368 of 190 (hard limit); soft limit 152")
+    has_line(lines, "- " .. render.over_hard_limit, "a refuse_hard_limit report says what its estimate counts")
+
+    local errors = require("ctxd.errors")
+    eq(true, errors.fits("CODE: short\nadvice", 80, 1), "two short lines fit")
+    eq(false, errors.fits(string.rep("x", 80), 80, 1), "a line as wide as the screen")
+    eq(false, errors.fits("a\nb\nc", 80, 1), "three lines with cmdheight 1")
+    eq(true, errors.fits("a\nb\nc", 80, 3), "three lines with cmdheight 3")
+  end)
+
+  test("config: the request key follows purpose and model only; a model option alone is sent", function()
+    local a = config.request_key({ purpose = "diff", model = { provider = "openai", max_input_tokens = 1000 }, debounce_ms = 1 })
+    local b = config.request_key({ model = { max_input_tokens = 1000, provider = "openai" }, purpose = "diff", debounce_ms = 2 })
+    eq(a, b, "same purpose and model, other options differ")
+    ok(a ~= config.request_key({ purpose = "diff", model = { provider = "openai", max_input_tokens = 999 } }), "model changed")
+    ok(a ~= config.request_key({ purpose = "plan", model = { provider = "openai", max_input_tokens = 1000 } }), "purpose changed")
+    eq({ max_input_tokens = 5 }, request.model(nil, { max_input_tokens = 5 }), "no configured model: the option's")
+    eq({ model = "m", max_input_tokens = 5 }, request.model("m", { max_input_tokens = 5 }), "merged over a name")
   end)
 
   test("root: markers and eligibility", function()
@@ -704,6 +786,231 @@ local function main()
     focus(store_buf)
   end)
 
+  test(":bd on the results buffer: the next command sets it up again", function()
+    focus(store_buf)
+    local lines = results("CtxdBudget")
+    has_line(lines, "# ctxd budget")
+    local old = results_buf()
+    vim.cmd("bdelete " .. old)
+    eq(false, vim.api.nvim_buf_is_loaded(old), ":bd unloaded it")
+    eq(store_buf, vim.api.nvim_get_current_buf(), "back in the source buffer")
+    vim.cmd("CtxdBuild")
+    local buf
+    wait_for(20000, function()
+      buf = results_buf()
+      return buf ~= nil and vim.api.nvim_buf_is_loaded(buf)
+        and (vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] or "") == "# ctxd build"
+    end, "the results of :CtxdBuild after :bd")
+    local named = 0
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_get_name(b) == commands.results_name then
+        named = named + 1
+      end
+    end
+    eq(1, named, "one buffer named " .. commands.results_name)
+    eq("nofile", vim.bo[buf].buftype, "buftype")
+    eq("hide", vim.bo[buf].bufhidden, "bufhidden")
+    eq(false, vim.bo[buf].swapfile, "swapfile")
+    eq("markdown", vim.bo[buf].filetype, "filetype")
+    local q = false
+    for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, "n")) do
+      q = q or m.lhs == "q"
+    end
+    ok(q, "q is mapped in the new results buffer")
+    local win = vim.api.nvim_get_current_win()
+    eq(buf, vim.api.nvim_win_get_buf(win), "the results window is current")
+    vim.api.nvim_feedkeys("q", "x", false)
+    eq(false, vim.api.nvim_win_is_valid(win), "q closed the results window (no macro recording)")
+    eq("", vim.fn.reg_recording(), "not recording a macro")
+    eq(store_buf, vim.api.nvim_get_current_buf(), "back in the source buffer")
+  end)
+
+  test("statusline: setup() and vim.g.ctxd ask again; a budget of an older configuration is never shown", function()
+    local saved = vim.g.ctxd
+    restoring(function()
+      focus(store_buf)
+      local status = require("ctxd.status")
+      wait_for(10000, function()
+        return ctxd.statusline():match("^ctxd %d+/124000$") ~= nil
+      end, "the default budget (statusline: " .. ctxd.statusline() .. ")")
+      local shown = {}
+      local function watch()
+        local t = ctxd.statusline()
+        shown[t] = true
+        return t
+      end
+      -- setup(): no refresh is called here; the old value is gone at once.
+      ctxd.setup({ model = { max_input_tokens = 1000, response_token_reserve = 300 } })
+      eq("ctxd …", watch(), "pending right after setup()")
+      eq(true, ctxd.budget_state(store_buf).stale, "the old state is marked stale")
+      wait_for(10000, function()
+        return watch():match("^ctxd %d+/700") ~= nil
+      end, "the budget under the new model (statusline: " .. ctxd.statusline() .. ")")
+      local tokens = ctxd.statusline():match("^ctxd (%d+)/700")
+      local lines = results("CtxdBudget")
+      has_line(lines, "- estimated input tokens: " .. tokens .. " of 700 (hard limit)", ":CtxdBudget agrees")
+      focus(store_buf)
+      ctxd.setup({})
+      wait_for(10000, function()
+        return watch():match("^ctxd %d+/124000$") ~= nil
+      end, "the default model again")
+      -- vim.g.ctxd: read on every draw; the component notices and asks.
+      vim.g.ctxd = vim.tbl_extend("force", saved, { model = { max_input_tokens = 2000, response_token_reserve = 500 } })
+      eq(true, ctxd.budget_state(store_buf).stale, "stale after vim.g.ctxd changed")
+      eq("ctxd …", watch(), "pending after vim.g.ctxd changed")
+      wait_for(10000, function()
+        return watch():match("^ctxd %d+/1500") ~= nil
+      end, "the budget under vim.g.ctxd's model (statusline: " .. ctxd.statusline() .. ")")
+      -- A request sent under one configuration, answered under another:
+      -- its answer is dropped.
+      status.run(store_buf)
+      vim.g.ctxd = saved
+      wait_for(10000, function()
+        local t = watch()
+        return t:match("^ctxd %d+/124000$") ~= nil
+      end, "the default model after vim.g.ctxd was restored")
+      vim.wait(200, function()
+        watch()
+        return false
+      end, 20)
+      local seen = {}
+      for t in pairs(shown) do
+        table.insert(seen, t)
+      end
+      table.sort(seen)
+      for _, t in ipairs(seen) do
+        ok(t == "ctxd …" or t:match("^ctxd %d+/124000$") or t:match("^ctxd %d+/700$") or t:match("^ctxd %d+/1500$"),
+          "unexpected statusline " .. t)
+      end
+      eq(124000, ctxd.budget_state(store_buf).report.hard_limit_tokens, "the state is the current configuration's")
+      eq(nil, ctxd.budget_state(store_buf).stale, "not stale")
+    end, function()
+      vim.g.ctxd = saved
+      ctxd.setup({})
+    end)
+  end)
+
+  test("a refusal too large for the model: a window shows message, advice and the labelled budget", function()
+    local columns = vim.o.columns
+    restoring(function()
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
+      local main_buf = vim.api.nvim_get_current_buf()
+      ready_client(main_buf)
+      ctxd.setup({ model = { max_input_tokens = 200, response_token_reserve = 10 } })
+      local est
+      wait_for(10000, function()
+        est = tonumber(ctxd.statusline(main_buf):match("^ctxd (%d+)/190 ✗$") or "")
+        return est ~= nil
+      end, "the refuse marker (statusline: " .. ctxd.statusline(main_buf) .. ")")
+      local err = call(ctxd.build_context, { bufnr = main_buf })
+      eq("REFUSE_CONTEXT_TOO_LARGE", err and err.code, "code")
+      local needs = tonumber(err.message:match("needs (%d+) tokens"))
+      ok(needs and needs < est, string.format("the message counts the required blocks only (%s < %d)", tostring(needs), est))
+      eq(est, err.budget_report.estimated_input_tokens, "the refusal's budget report carries the statusline's number")
+      local lines = results("CtxdBudget")
+      has_line(lines, "- estimated input tokens: " .. est .. " of 190 (hard limit)")
+      has_line(lines, "- " .. render.over_hard_limit, ":CtxdBudget labels its estimate")
+      focus(main_buf)
+
+      notes = {}
+      vim.cmd("CtxdBuild")
+      wait_for(20000, function()
+        return commands.refusal_window() ~= nil
+      end, "the refusal window (notifications: " .. vim.inspect(notes) .. ")")
+      local win = commands.refusal_window()
+      eq("editor", vim.api.nvim_win_get_config(win).relative, "a floating window")
+      eq(main_buf, vim.api.nvim_get_current_buf(), "the cursor stays in the source buffer")
+      local shown = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      eq(#shown, vim.api.nvim_win_get_height(win), "every line is on screen")
+      ok(vim.api.nvim_win_get_width(win) < vim.o.columns, "the window fits the screen")
+      local flat = function(s)
+        return (s:gsub("%s+", " "))
+      end
+      local text = flat(table.concat(shown, " "))
+      ok(text:find(flat(err.code .. ": " .. err.message), 1, true), "message in: " .. text)
+      ok(text:find(flat("Advice: " .. err.advice), 1, true), "advice in: " .. text)
+      ok(text:find("Budget: " .. est .. " tokens estimated", 1, true), "the statusline's number in: " .. text)
+      ok(text:find("File: " .. client.label(main_buf), 1, true), "the file in: " .. text)
+      eq({ require("ctxd.errors").format(err) }, notes_at(vim.log.levels.ERROR), "vim.notify still gets it (:messages)")
+      ok(results_buf() == nil, "no results buffer for a refusal")
+      -- Moving the cursor closes it.
+      vim.api.nvim_win_set_cursor(0, { 2, 0 })
+      vim.cmd("doautocmd <nomodeline> CursorMoved")
+      eq(false, vim.api.nvim_win_is_valid(win), "closed by a cursor move")
+
+      -- A refusal that fits the message area stays a notification.
+      vim.o.columns = 400
+      notes = {}
+      vim.cmd("CtxdBuild")
+      wait_for(20000, function()
+        return #notes_at(vim.log.levels.ERROR) > 0
+      end, "an error notification")
+      eq(nil, commands.refusal_window(), "no window for a refusal that fits")
+    end, function()
+      vim.o.columns = columns
+      commands.close_refusal()
+      ctxd.setup({})
+      focus(store_buf)
+    end)
+  end)
+
+  test("commands from a buffer that is not a file name the file they used, or refuse", function()
+    focus(store_buf)
+    local scratch = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { "a", "b", "c" })
+    vim.api.nvim_set_current_buf(scratch)
+    local file = client.label(store_buf)
+    local lines = results("CtxdBudget")
+    has_line(lines, "- file: " .. file .. " " .. render.fallback_note, "the header names the file")
+    vim.api.nvim_set_current_buf(scratch)
+    lines = results("1,2CtxdBuild")
+    has_line(lines, "- file: " .. file .. " " .. render.fallback_note)
+    has_line(lines, "- selection: none (the range was given in a buffer that is not this file)", "the range is not sent")
+    eq(nil, ctxd.last_request().arguments[1].selection, "no selection sent")
+    -- From the results buffer itself.
+    eq(results_buf(), vim.api.nvim_get_current_buf(), "in the results buffer")
+    vim.cmd("CtxdStatus")
+    wait_for(20000, function()
+      lines = vim.api.nvim_buf_get_lines(results_buf(), 0, -1, false)
+      return lines[1] == "# ctxd status"
+    end, "the results of :CtxdStatus")
+    has_line(lines, "- file: " .. file .. " " .. render.fallback_note, ":CtxdStatus from the results buffer")
+    vim.api.nvim_set_current_buf(scratch)
+    notes = {}
+    vim.fn.setreg("b", "")
+    vim.cmd("CtxdPrompt b")
+    wait_for(20000, function()
+      return vim.fn.getreg("b") ~= ""
+    end, "register b")
+    local info = notes_at(vim.log.levels.INFO)
+    ok(#info == 1 and info[1]:find("for " .. file .. " " .. render.fallback_note, 1, true), "prompt summary: " .. vim.inspect(notes))
+    -- A refusal for the last file buffer says which file it was.
+    local env_buf = vim.fn.bufnr(ws .. "/.env")
+    ok(env_buf > 0 and vim.api.nvim_buf_is_loaded(env_buf), ".env is still loaded")
+    client.remember(env_buf)
+    notes = {}
+    vim.cmd("CtxdBuild")
+    wait_for(20000, function()
+      return #notes_at(vim.log.levels.ERROR) > 0
+    end, "an error notification")
+    local msg = notes_at(vim.log.levels.ERROR)[1]
+    ok(msg:find("^REFUSE_UNSUPPORTED_TARGET: ") and msg:find("\nctxd: for " .. client.label(env_buf) .. " " .. render.fallback_note, 1, true),
+      "the refusal names the file: " .. msg)
+    commands.close_refusal()
+    -- No file buffer at all: a clear message, nothing sent.
+    client.remember(nil)
+    notes = {}
+    local before = ctxd.last_request()
+    vim.cmd("CtxdBuild")
+    eq({ "ctxd: " .. client.no_file_message }, notes_at(vim.log.levels.WARN), "the message")
+    eq(before, ctxd.last_request(), "nothing was sent")
+    local err = call(ctxd.budget, {})
+    eq("CTXD_NO_CLIENT", err and err.code, "the API's error")
+    client.remember(store_buf)
+    focus(store_buf)
+    vim.cmd("bwipeout! " .. scratch)
+  end)
+
   test(":checkhealth ctxd reports no errors", function()
     focus(store_buf)
     vim.cmd("checkhealth ctxd")
@@ -754,6 +1061,22 @@ local function main()
     vim.cmd("help ctxd-api")
     ok(vim.api.nvim_buf_get_name(0):match("ctxd%.txt$"), "help opened ctxd.txt")
     vim.cmd("helpclose")
+  end)
+
+  test("doc/tags written by :helptags is ignored by git", function()
+    if vim.fn.executable("git") ~= 1 then
+      out("# skipped: git not found")
+      return
+    end
+    vim.fn.system({ "git", "-C", plugin_dir, "rev-parse", "--is-inside-work-tree" })
+    if vim.v.shell_error ~= 0 then
+      out("# skipped: " .. plugin_dir .. " is not in a git work tree")
+      return
+    end
+    vim.fn.system({ "git", "-C", plugin_dir, "check-ignore", "-q", "doc/tags" })
+    eq(0, vim.v.shell_error, "git check-ignore doc/tags (exit status)")
+    vim.fn.system({ "git", "-C", plugin_dir, "check-ignore", "-q", "doc/ctxd.txt" })
+    eq(1, vim.v.shell_error, "doc/ctxd.txt is not ignored")
   end)
 
   -- Runner -------------------------------------------------------------------

@@ -141,6 +141,17 @@ function M.remember(bufnr)
   last_file_buf = bufnr
 end
 
+-- no_file_message is the error of a command with no file buffer to work
+-- on.
+M.no_file_message = "no file buffer to work on: the current buffer is not a file ctxd serves"
+  .. " (a scratch, terminal or help buffer) and no file buffer was visited before; open a file of a workspace first"
+
+-- label names bufnr's file for people: relative to the current directory
+-- or home when it is under them.
+function M.label(bufnr)
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":~:.")
+end
+
 -- resolve_buf returns the buffer a command works on: bufnr (0 or nil: the
 -- current buffer) when ctxd may serve it, else the last file buffer the
 -- user was in, else nil.

@@ -9,17 +9,39 @@ local M = {}
 
 M.results_name = "ctxd://results"
 
+-- is_results reports whether b is the results buffer as set up here. :bd
+-- unloads a buffer and clears its options, variables and mappings but
+-- keeps it (and its name); such a buffer is not the results buffer any
+-- more.
+local function is_results(b)
+  return vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_is_loaded(b)
+    and vim.b[b].ctxd_results == true and vim.bo[b].buftype == "nofile"
+end
+
+-- results_buffer returns the results buffer, creating and setting it up
+-- when there is none or the old one was deleted (:bd) or wiped.
 local function results_buffer()
+  local found
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b) == M.results_name then
-      return b
+      if not found and is_results(b) then
+        found = b
+      else
+        -- A leftover of :bd (or a buffer of that name made otherwise):
+        -- wipe it so the name is free for a buffer set up anew.
+        pcall(vim.api.nvim_buf_delete, b, { force = true })
+      end
     end
+  end
+  if found then
+    return found
   end
   local b = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(b, M.results_name)
   vim.bo[b].buftype = "nofile"
   vim.bo[b].bufhidden = "hide"
   vim.bo[b].swapfile = false
+  vim.b[b].ctxd_results = true
   vim.keymap.set("n", "q", function()
     if #vim.api.nvim_tabpage_list_wins(0) > 1 then
       vim.cmd("close")
@@ -82,6 +104,98 @@ function M.show(lines)
   return buf, win
 end
 
+local refusal_group = vim.api.nvim_create_augroup("ctxd_refusal", { clear = true })
+local refusal_win = nil
+
+-- close_refusal closes the refusal window, if one is open.
+function M.close_refusal()
+  vim.api.nvim_clear_autocmds({ group = refusal_group })
+  if refusal_win and vim.api.nvim_win_is_valid(refusal_win) then
+    pcall(vim.api.nvim_win_close, refusal_win, true)
+  end
+  refusal_win = nil
+end
+
+-- refusal_window returns the window showing the last refusal, or nil.
+function M.refusal_window()
+  if refusal_win and vim.api.nvim_win_is_valid(refusal_win) then
+    return refusal_win
+  end
+  return nil
+end
+
+-- show_refusal shows a refusal whole (message, advice, file, budget,
+-- candidates: render.refusal) in a floating window at the bottom of the
+-- editor, without moving the cursor into it. It closes when the cursor
+-- moves or another buffer is entered in any other window, or with q or
+-- <Esc> inside it (<C-w>w enters it). info: { file?, fallback? }. Returns
+-- the buffer and the window.
+function M.show_refusal(err, info)
+  M.close_refusal()
+  local fo = config.get().float_opts or {}
+  local border = fo.border or "rounded"
+  local bordered = border ~= "none"
+  local pad = bordered and 2 or 0
+  local width = math.max(20, math.min(vim.o.columns - pad - 2, 100))
+  local lines = render.refusal(err, info, width)
+  local rows = 0
+  local widest = 0
+  for _, l in ipairs(lines) do
+    local w = vim.fn.strdisplaywidth(l)
+    widest = math.max(widest, w)
+    rows = rows + math.max(1, math.ceil(w / width))
+  end
+  width = math.max(20, math.min(width, widest))
+  local room = math.max(1, vim.o.lines - vim.o.cmdheight - 2 - pad)
+  local height = math.min(rows, room)
+
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  local code = tostring(err.code or "")
+  pcall(vim.api.nvim_buf_add_highlight, buf, -1, "ErrorMsg", 0, 0, #code + 1)
+  local win = vim.api.nvim_open_win(buf, false, {
+    relative = "editor",
+    width = width,
+    height = height,
+    row = math.max(0, vim.o.lines - vim.o.cmdheight - 1 - height - pad),
+    col = 0,
+    style = "minimal",
+    border = border,
+    focusable = true,
+  })
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  refusal_win = win
+  for _, lhs in ipairs({ "q", "<Esc>" }) do
+    vim.keymap.set("n", lhs, M.close_refusal, { buffer = buf, nowait = true, silent = true, desc = "ctxd: close the refusal" })
+  end
+
+  local origin_win = vim.api.nvim_get_current_win()
+  local origin_pos = vim.api.nvim_win_get_cursor(origin_win)
+  vim.api.nvim_create_autocmd({ "CursorMoved", "CursorMovedI", "InsertEnter", "BufEnter" }, {
+    group = refusal_group,
+    desc = "ctxd: close the refusal window",
+    callback = function(ev)
+      local cur = vim.api.nvim_get_current_win()
+      if cur == win then
+        return
+      end
+      if ev.event == "CursorMoved" and cur == origin_win then
+        local pos = vim.api.nvim_win_get_cursor(cur)
+        if pos[1] == origin_pos[1] and pos[2] == origin_pos[2] then
+          -- Back from the refusal window, or a check of a cursor that
+          -- did not move.
+          return
+        end
+      end
+      M.close_refusal()
+    end,
+  })
+  return buf, win
+end
+
 local function is_purpose(s)
   return config.contains(contract.purposes, s)
 end
@@ -132,33 +246,41 @@ local function options(cmd, bufnr, parsed)
   return opts
 end
 
+-- target returns the buffer a command works on and whether it is not the
+-- current buffer (the command ran from a buffer that is not a file and
+-- falls back on the last file buffer), or nil after saying why.
 local function target()
   local bufnr = client.resolve_buf(0)
   if not bufnr then
-    vim.notify("ctxd: no file buffer to work on: open a file of a workspace first", vim.log.levels.WARN)
+    vim.notify("ctxd: " .. client.no_file_message, vim.log.levels.WARN)
     return nil
   end
-  return bufnr
+  return bufnr, bufnr ~= vim.api.nvim_get_current_buf()
 end
 
-local function label(bufnr)
-  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":~:.")
+local function info_of(bufnr, fallback)
+  return { file = client.label(bufnr), fallback = fallback }
 end
 
 local function context_command(key, renderer)
   return function(cmd)
-    local bufnr = target()
+    local bufnr, fallback = target()
     if not bufnr then
       return
     end
     local parsed = M.parse(cmd.fargs, false)
     local opts = options(cmd, bufnr, parsed)
     local purpose = parsed.purpose or config.get().purpose
-    require("ctxd")[key](opts, function(err, result)
+    require("ctxd")[key](opts, function(err, result, args)
       if err or type(result) ~= "table" then
         return
       end
-      M.show(renderer(result, { file = label(bufnr), purpose = purpose, show_content = config.get().show_content }))
+      local info = info_of(bufnr, fallback)
+      info.purpose = purpose
+      info.show_content = config.get().show_content
+      info.selection = type(args) == "table" and type(args.selection) == "table" and args.selection.range or nil
+      info.range_ignored = fallback and (cmd.range or 0) > 0 and not opts.range
+      M.show(renderer(result, info))
     end)
   end
 end
@@ -185,7 +307,7 @@ end
 -- prompt implements :CtxdPrompt [register] [purpose] [symbol ...]: the
 -- rendered messages go into the register, linewise.
 function M.prompt(cmd)
-  local bufnr = target()
+  local bufnr, fallback = target()
   if not bufnr then
     return
   end
@@ -197,13 +319,13 @@ function M.prompt(cmd)
       return
     end
     vim.fn.setreg(reg, render.prompt_text(result.prompt), "l")
-    vim.notify(render.prompt_summary(result, reg), vim.log.levels.INFO)
+    vim.notify(render.prompt_summary(result, reg, info_of(bufnr, fallback)), vim.log.levels.INFO)
   end)
 end
 
 -- status implements :CtxdStatus[!] (! lists the skipped paths).
 function M.status(cmd)
-  local bufnr = target()
+  local bufnr, fallback = target()
   if not bufnr then
     return
   end
@@ -211,7 +333,7 @@ function M.status(cmd)
     if err or type(result) ~= "table" then
       return
     end
-    M.show(render.index_status(result))
+    M.show(render.index_status(result, info_of(bufnr, fallback)))
   end)
 end
 

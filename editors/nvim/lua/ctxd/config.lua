@@ -292,6 +292,36 @@ function M.set(opts)
   setup_opts = opts and deepcopy(opts) or {}
 end
 
+-- canonical renders a value as a string that is the same for equal values
+-- (keys sorted), for comparing configurations.
+local function canonical(v)
+  if type(v) ~= "table" then
+    return type(v) == "string" and string.format("%q", v) or tostring(v)
+  end
+  local keys = {}
+  for k in pairs(v) do
+    table.insert(keys, k)
+  end
+  table.sort(keys, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  local parts = {}
+  for _, k in ipairs(keys) do
+    table.insert(parts, canonical(k) .. "=" .. canonical(v[k]))
+  end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+M.canonical = canonical
+
+-- request_key identifies the options of cfg (nil: the current
+-- configuration) that change a build request, purpose and model: two
+-- budgets computed under the same key are comparable, and a budget whose
+-- key differs from the current one is stale.
+function M.request_key(cfg)
+  cfg = cfg or M.get()
+  return canonical({ purpose = cfg.purpose, model = cfg.model })
+end
+
 -- fields returns the sorted JSON field names of a contract type, accepting
 -- both shapes the generator may emit ({ fields = {...} } or a plain list).
 function M.fields(type_name)

@@ -91,9 +91,44 @@ function M.level(err)
   return levels.ERROR
 end
 
--- notify shows err with vim.notify at its level.
-function M.notify(err)
-  vim.notify(M.format(err), M.level(err))
+-- fits reports whether text shows whole in the message area: at most
+-- max(2, rows) lines (rows: 'cmdheight'), none wider than columns - 1
+-- (columns: 'columns'). A longer text is cut or needs a hit-enter prompt,
+-- and some notification plugins show only its first line.
+function M.fits(text, columns, rows)
+  columns = columns or vim.o.columns
+  rows = math.max(2, rows or vim.o.cmdheight)
+  local lines = vim.split(text, "\n", { plain = true })
+  if #lines > rows then
+    return false
+  end
+  for _, l in ipairs(lines) do
+    if vim.fn.strdisplaywidth(l) > columns - 1 then
+      return false
+    end
+  end
+  return true
+end
+
+-- notify shows err with vim.notify at its level. info: { file?,
+-- fallback? }: the file the request was for; with fallback (the command
+-- ran from a buffer that is not a file) a line names it. A refusal whose
+-- text does not fit in the message area (see fits) is also shown whole,
+-- message and advice together, in a floating window (see
+-- commands.show_refusal); vim.notify still gets it for :messages and
+-- notification plugins.
+function M.notify(err, info)
+  local text = M.format(err)
+  if type(info) == "table" and info.fallback and info.file then
+    text = text .. "\nctxd: for " .. info.file .. " " .. require("ctxd.render").fallback_note
+  end
+  if M.is_refusal(err) and not M.fits(text) then
+    local ok, msg = pcall(require("ctxd.commands").show_refusal, err, info)
+    if not ok then
+      text = text .. "\nctxd: could not open the refusal window: " .. tostring(msg)
+    end
+  end
+  vim.notify(text, M.level(err))
 end
 
 return M

@@ -15,10 +15,13 @@ local M = {}
 M.contract = require("ctxd.contract")
 
 -- setup merges opts over vim.g.ctxd (optional: the plugin works without
--- it). Calling it again replaces the previous setup() options.
+-- it). Calling it again replaces the previous setup() options. The
+-- statusline asks for a new budget at once: one computed under the old
+-- options is never shown.
 function M.setup(opts)
   config.set(opts)
   config.get()
+  require("ctxd.status").config_changed()
   return M
 end
 
@@ -33,17 +36,19 @@ local function run(key, opts, on_result, builder, depth)
   opts = opts or {}
   depth = depth or 0
   local notify = opts.ui or on_result == nil
-  local function finish(err, result)
+  local current = vim.api.nvim_get_current_buf()
+  local bufnr = client.resolve_buf(opts.bufnr)
+  local info = bufnr and { file = client.label(bufnr), fallback = bufnr ~= current } or nil
+  local function finish(err, result, args)
     if err and notify then
-      errors.notify(err)
+      errors.notify(err, info)
     end
     if on_result then
-      on_result(err, result)
+      on_result(err, result, args)
     end
   end
-  local bufnr = client.resolve_buf(opts.bufnr)
   if not bufnr then
-    finish(errors.new("NO_CLIENT", "no file buffer to work on: open a file of a workspace first"))
+    finish(errors.new("NO_CLIENT", client.no_file_message))
     return
   end
   client.ensure(bufnr, function(err, c)
@@ -80,7 +85,7 @@ local function run(key, opts, on_result, builder, depth)
         end)
         return
       end
-      finish(rerr, result)
+      finish(rerr, result, args)
     end)
   end)
 end
@@ -114,7 +119,8 @@ local function simple_builder(fields)
 end
 
 -- build_context runs ctxd.buildContext: on_result(err, {bundle, manifest,
--- redaction_report, budget_report}). opts: purpose, range or selection,
+-- redaction_report, budget_report}, args), where args is the build
+-- request sent (nil when none was). opts: purpose, range or selection,
 -- intent, constraints, model, plan_step, user_selected_targets,
 -- last_error, correlation_id, skill, thread, active_file, bufnr, ui.
 function M.build_context(opts, on_result)

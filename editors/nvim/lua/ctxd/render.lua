@@ -43,7 +43,7 @@ local function cell(v)
 end
 
 -- Columns of numbers, aligned right.
-local numeric = { ["#"] = true, bytes = true, lines = true, version = true }
+local numeric = { ["#"] = true, bytes = true, lines = true, version = true, ["file bytes"] = true }
 
 local function add_table(out, headers, rows)
   table.insert(out, "| " .. table.concat(headers, " | ") .. " |")
@@ -83,6 +83,67 @@ local function split_lines(text)
   return out
 end
 M.split_lines = split_lines
+
+-- line_count counts the lines of text as wc -l does for a text that ends
+-- with a line break, and counts a last line without one too: "" has 0
+-- lines, "a" 1, "a\n" 1, "a\nb" 2, "a\nb\n" 2 (a trailing newline does
+-- not start a new line). It is the server's count for non-file blocks.
+function M.line_count(text)
+  text = str(text)
+  if text == "" then
+    return 0
+  end
+  local _, n = text:gsub("\n", "")
+  if text:sub(-1) ~= "\n" then
+    n = n + 1
+  end
+  return n
+end
+
+-- lines_label turns a 0-based LSP range (as sent and as the server
+-- returns them) into 1-based line numbers for people: "line 49" or
+-- "lines 3-8". An end at character 0 of a later line ends on the line
+-- before it. "" when range is not a range.
+function M.lines_label(range)
+  if type(range) ~= "table" or type(range.start) ~= "table" or type(range["end"]) ~= "table" then
+    return ""
+  end
+  local s, e = range.start, range["end"]
+  if type(s.line) ~= "number" or type(e.line) ~= "number" then
+    return ""
+  end
+  local first, last = s.line + 1, e.line + 1
+  if e.character == 0 and e.line > s.line then
+    last = e.line
+  end
+  if last <= first then
+    return "line " .. first
+  end
+  return string.format("lines %d-%d", first, last)
+end
+
+-- wrap breaks text into lines of at most width display cells at spaces,
+-- after prefix on the first line and as many spaces on the others (a word
+-- longer than width stays whole).
+function M.wrap(text, width, prefix)
+  prefix = prefix or ""
+  local indent = string.rep(" ", vim.fn.strdisplaywidth(prefix))
+  local out = {}
+  local line = prefix
+  local empty = true
+  for word in str(text):gmatch("%S+") do
+    local candidate = empty and (line .. word) or (line .. " " .. word)
+    if not empty and vim.fn.strdisplaywidth(candidate) > width then
+      table.insert(out, line)
+      line = indent .. word
+    else
+      line = candidate
+    end
+    empty = false
+  end
+  table.insert(out, line)
+  return out
+end
 
 -- fence returns a code fence longer than any run of backticks in text, so
 -- a block's content can never close it early.
@@ -131,6 +192,14 @@ local function table_section(out, title, items, headers, row)
   add_table(out, headers, rows)
 end
 
+-- The refusal of a build whose required blocks alone exceed the hard
+-- limit names their count; the budget report's estimate is larger, since
+-- it also counts the P1 context (after slicing) that would have been sent
+-- with them. This says which is which (docs/contract.md, "Budget").
+M.over_hard_limit = "over the hard limit: the required blocks (system, constraints, targets) alone exceed it,"
+  .. " so a build is refused; its refusal counts those blocks only, while this estimate (the statusline's"
+  .. " number) also counts the P1 context after slicing"
+
 local function budget_section(out, br)
   if type(br) ~= "table" then
     return
@@ -138,6 +207,9 @@ local function budget_section(out, br)
   heading(out, "## Budget: " .. str(br.decision))
   table.insert(out, string.format("- estimated input tokens: %s of %s (hard limit); soft limit %s",
     str(br.estimated_input_tokens), str(br.hard_limit_tokens), str(br.soft_limit_tokens)))
+  if br.decision == "refuse_hard_limit" then
+    table.insert(out, "- " .. M.over_hard_limit)
+  end
   table.insert(out, string.format("- model input window: %s tokens, %s reserved for the output",
     str(br.max_input_tokens), str(br.reserve_output_tokens)))
   for _, n in ipairs(list(br.notes)) do
@@ -159,7 +231,7 @@ local function selection_section(out, manifest)
   table.insert(out, "- files: " .. (#files > 0 and table.concat(files, ", ") or "none"))
   table.insert(out, "- symbols: " .. (#symbols > 0 and table.concat(symbols, ", ") or "none"))
 
-  table_section(out, "Included files", list(sel.included_files), { "path", "reason", "bytes", "encoding" }, function(f)
+  table_section(out, "Included files", list(sel.included_files), { "path", "reason", "file bytes", "encoding" }, function(f)
     return { f.path, f.reason, f.byte_size, f.encoding }
   end)
   table_section(out, "Excluded candidates", list(sel.excluded_candidates), { "path", "reason" }, function(e)
@@ -185,11 +257,23 @@ local function fingerprints(out, manifest)
   table.insert(out, "- config: `" .. str(fp.config_fingerprint) .. "`")
 end
 
+-- fallback_note follows the file a command worked on when it ran from a
+-- buffer that is not a file (the results window, a terminal, help).
+M.fallback_note = "(the last file buffer: the current buffer is not a file ctxd serves)"
+
 local function header(out, title, info, manifest, extra)
   table.insert(out, "# " .. title)
   table.insert(out, "")
   if info and info.file then
-    table.insert(out, "- file: " .. info.file)
+    table.insert(out, "- file: " .. info.file .. (info.fallback and (" " .. M.fallback_note) or ""))
+  end
+  if info and info.selection then
+    local l = M.lines_label(info.selection)
+    if l ~= "" then
+      table.insert(out, "- selection: " .. l)
+    end
+  elseif info and info.range_ignored then
+    table.insert(out, "- selection: none (the range was given in a buffer that is not this file)")
   end
   if type(manifest) == "table" then
     table.insert(out, "- purpose: " .. str(manifest.purpose))
@@ -203,11 +287,17 @@ local function header(out, title, info, manifest, extra)
   end
 end
 
+-- block_rows lists the blocks with the size of what is sent: the bytes
+-- and lines of each block's content (after slicing and redaction). The
+-- meta's byte_size and line_count describe the whole file for file and
+-- symbol blocks (docs/contract.md, "Blocks and their order"), so they are
+-- not used here; the Included files table shows each file's size.
 local function block_rows(blocks)
   local rows = {}
   for i, b in ipairs(blocks) do
     local meta = type(b.meta) == "table" and b.meta or {}
-    table.insert(rows, { i, b.priority, b.block_type, b.title, meta.path, meta.byte_size, meta.line_count })
+    local content = str(b.content)
+    table.insert(rows, { i, b.priority, b.block_type, b.title, meta.path, #content, M.line_count(content) })
   end
   return rows
 end
@@ -303,17 +393,27 @@ function M.prompt_text(prompt)
   return out
 end
 
--- prompt_summary is the one-line message after :CtxdPrompt.
-function M.prompt_summary(result, register)
+-- prompt_summary is the one-line message after :CtxdPrompt. info: {
+-- file?, fallback? } names the file the prompt was built for.
+function M.prompt_summary(result, register, info)
+  info = info or {}
   local p = type(result.prompt) == "table" and result.prompt or {}
   local tc = type(p.token_counts) == "table" and p.token_counts or {}
-  return string.format("ctxd: prompt %s (%s messages, %s tokens of %s) in register %s; artifact %s",
-    str(p.template_id), #list(p.messages), str(tc.total), str(tc.hard_limit), register, str(result.prompt_artifact))
+  local file = ""
+  if info.file then
+    file = " for " .. info.file .. (info.fallback and (" " .. M.fallback_note) or "")
+  end
+  return string.format("ctxd: prompt %s%s (%s messages, %s tokens of %s) in register %s; artifact %s",
+    str(p.template_id), file, #list(p.messages), str(tc.total), str(tc.hard_limit), register, str(result.prompt_artifact))
 end
 
--- index_status renders a ctxd.indexStatus result.
-function M.index_status(result)
+-- index_status renders a ctxd.indexStatus result. info: { file?,
+-- fallback? }, the file whose workspace's server answered.
+function M.index_status(result, info)
   local out = { "# ctxd status", "" }
+  if info and info.file then
+    table.insert(out, "- file: " .. info.file .. (info.fallback and (" " .. M.fallback_note) or ""))
+  end
   local server = type(result.server) == "table" and result.server or {}
   table.insert(out, "- server: " .. str(server.name) .. " " .. str(server.version))
   table.insert(out, "- position encoding: " .. str(result.position_encoding))
@@ -370,6 +470,54 @@ function M.candidate(c)
     line = ":" .. tostring(c.range.start.line + 1)
   end
   return string.format("%s (%s) %s%s", str(c.symbol), str(c.kind), str(c.path), line)
+end
+
+-- refusal renders a refusal for a window: its code and message, its
+-- advice, the file it was for (info: { file?, fallback? }), the budget
+-- report it carries (labelled so that its estimate and the message's count
+-- are not mistaken for one another) and the candidates of an ambiguous
+-- target (1-based lines). Each paragraph is wrapped to width cells.
+function M.refusal(err, info, width)
+  info = info or {}
+  width = math.max(width or 78, 20)
+  local out = {}
+  local function para(text, prefix)
+    if #out > 0 then
+      table.insert(out, "")
+    end
+    for _, l in ipairs(M.wrap(text, width, prefix)) do
+      table.insert(out, l)
+    end
+  end
+  para(str(err.message), str(err.code) .. ": ")
+  if str(err.advice) ~= "" then
+    para(str(err.advice), "Advice: ")
+  end
+  if info.file then
+    para(info.file .. (info.fallback and (" " .. M.fallback_note) or ""), "File: ")
+  end
+  local br = err.budget_report
+  if type(br) == "table" then
+    if br.decision == "refuse_hard_limit" then
+      para(string.format("%s tokens estimated for everything the build would send (the required blocks plus"
+        .. " P1 context, after slicing; the number the statusline shows) against a hard limit of %s"
+        .. " (max_input_tokens %s - %s reserved for the output). The message above counts the required"
+        .. " blocks alone: they exceed the hard limit by themselves.",
+        str(br.estimated_input_tokens), str(br.hard_limit_tokens), str(br.max_input_tokens),
+        str(br.reserve_output_tokens)), "Budget: ")
+    else
+      para(string.format("%s estimated input tokens of a hard limit of %s (%s).", str(br.estimated_input_tokens),
+        str(br.hard_limit_tokens), str(br.decision)), "Budget: ")
+    end
+  end
+  local cands = list(err.candidates)
+  if #cands > 0 then
+    para("", "Candidates:")
+    for _, c in ipairs(cands) do
+      table.insert(out, "  - " .. M.candidate(c))
+    end
+  end
+  return out
 end
 
 -- statusline renders a buffer's budget state for the statusline component.

@@ -170,7 +170,8 @@ end
 -- string names the model, a table sets ModelRequest fields.
 function M.model(base, over)
   local out = {}
-  for _, m in ipairs({ base, over }) do
+  -- Not ipairs: base is nil when no model is configured.
+  for _, m in ipairs({ base or false, over or false }) do
     if type(m) == "string" then
       out.model = m
     elseif type(m) == "table" then

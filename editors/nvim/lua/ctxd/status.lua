@@ -2,7 +2,11 @@
 -- answer, kept fresh by a debounced request after edits, buffer switches
 -- and visual-mode cursor moves. Budget requests are previews (the server
 -- records nothing), cheap enough to run on every edit; stale answers (an
--- older request finishing after a newer one) are dropped.
+-- older request finishing after a newer one) are dropped. Every state
+-- remembers the configuration it was computed under (config.request_key:
+-- purpose and model); one computed under another configuration is never
+-- shown: the component shows the pending marker and asks again, and
+-- setup() asks again for the visible buffers at once.
 local client = require("ctxd.client")
 local config = require("ctxd.config")
 local render = require("ctxd.render")
@@ -13,19 +17,38 @@ local M = {}
 
 local uv = vim.uv or vim.loop
 
-local entries = {} -- bufnr -> { report | refusal | error | pending, client_id }
+local entries = {} -- bufnr -> { report | refusal | error | pending, client_id, key }
 local timers = {} -- bufnr -> uv timer
 local seqs = {} -- bufnr -> sequence number of the latest budget request
+local asked = {} -- bufnr -> configuration key of the latest request asked for
 
 local function redraw()
   pcall(vim.cmd, "redrawstatus")
   pcall(vim.api.nvim_exec_autocmds, "User", { pattern = "CtxdBudget", modeline = false })
 end
 
--- get returns a copy of bufnr's state, or nil.
+-- current returns bufnr's state when it was computed under the current
+-- configuration (key), else nil.
+local function current(bufnr, key)
+  local e = entries[bufnr]
+  if e and e.key == key then
+    return e
+  end
+  return nil
+end
+
+-- get returns a copy of bufnr's state, or nil; stale = true marks a state
+-- computed under another configuration than the current one.
 function M.get(bufnr)
   local e = entries[bufnr]
-  return e and config.deepcopy(e) or nil
+  if not e then
+    return nil
+  end
+  local out = config.deepcopy(e)
+  if e.key ~= config.request_key() then
+    out.stale = true
+  end
+  return out
 end
 
 local function statusline_buf()
@@ -49,7 +72,15 @@ function M.text(bufnr)
   if not cfg.statusline or not client.get(bufnr) then
     return ""
   end
-  return render.statusline(entries[bufnr] or { pending = true }, cfg.markers)
+  local key = config.request_key(cfg)
+  local e = current(bufnr, key)
+  if not e and entries[bufnr] and asked[bufnr] ~= key then
+    -- Computed under an older configuration (vim.g.ctxd changed): ask
+    -- again, once, and show the pending marker meanwhile.
+    asked[bufnr] = key
+    pcall(M.refresh, bufnr, 0)
+  end
+  return render.statusline(e or { pending = true }, cfg.markers)
 end
 
 local function visual_range(bufnr)
@@ -88,28 +119,36 @@ function M.run(bufnr)
   end
   seqs[bufnr] = (seqs[bufnr] or 0) + 1
   local seq = seqs[bufnr]
+  local key = config.request_key(cfg)
+  asked[bufnr] = key
   local ctx = client.context(bufnr, c, "budget", cfg)
   local args, msg = request.build({ range = visual_range(bufnr) }, ctx)
   if not args then
-    entries[bufnr] = { error = { message = msg }, client_id = c.id }
+    entries[bufnr] = { error = { message = msg }, client_id = c.id, key = key }
     redraw()
     return
   end
   if entries[bufnr] == nil then
-    entries[bufnr] = { pending = true, client_id = c.id }
+    entries[bufnr] = { pending = true, client_id = c.id, key = key }
   end
   client.send(c, bufnr, "budget", args, function(err, result)
     if seqs[bufnr] ~= seq or not vim.api.nvim_buf_is_valid(bufnr) then
       return
     end
+    if config.request_key() ~= key then
+      -- The configuration changed while the request ran: its answer
+      -- describes a build that would no longer be made.
+      M.refresh(bufnr, 0)
+      return
+    end
     if err == nil and type(result) == "table" and type(result.budget_report) == "table" then
-      entries[bufnr] = { report = result.budget_report, counts = result.counts, client_id = c.id }
+      entries[bufnr] = { report = result.budget_report, counts = result.counts, client_id = c.id, key = key }
     elseif require("ctxd.errors").is_refusal(err) then
-      entries[bufnr] = { refusal = err, client_id = c.id }
+      entries[bufnr] = { refusal = err, client_id = c.id, key = key }
     elseif err and err.code == require("ctxd.errors").kinds.CANCELLED.code then
       return
     else
-      entries[bufnr] = { error = err or { message = "empty answer" }, client_id = c.id }
+      entries[bufnr] = { error = err or { message = "empty answer" }, client_id = c.id, key = key }
     end
     redraw()
   end, true)
@@ -137,10 +176,31 @@ function M.refresh(bufnr, delay_ms)
   end))
 end
 
+-- config_changed is called by setup(): the budgets shown were computed
+-- under the old configuration, so every buffer with a budget that is shown
+-- in a window of the current tab page asks again now (others ask when
+-- next drawn, see text; a buffer without one yet asks when attached).
+function M.config_changed()
+  if not config.get().statusline or next(entries) == nil then
+    return
+  end
+  local seen = {}
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local b = vim.api.nvim_win_get_buf(w)
+    if not seen[b] and entries[b] and client.get(b) then
+      seen[b] = true
+      asked[b] = config.request_key()
+      M.refresh(b, 0)
+    end
+  end
+  redraw()
+end
+
 -- forget drops bufnr's state and timer (the buffer is gone).
 function M.forget(bufnr)
   entries[bufnr] = nil
   seqs[bufnr] = nil
+  asked[bufnr] = nil
   local timer = timers[bufnr]
   if timer then
     timers[bufnr] = nil
