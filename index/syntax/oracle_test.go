@@ -29,15 +29,28 @@ import (
 // and listed, not failed: both sides then report what their error recovery
 // salvaged.
 //
-// With -short it checks every 20th file. The full run (about 7,700 files)
-// takes under a minute on two cores without -race, a few minutes with it:
+// With -short it checks every 20th file, under -race every 5th (`make
+// test` runs the whole oracle once more without -race). The full run
+// (about 7,700 files) takes under a minute on two cores without -race, a
+// few minutes with it:
 //
 //	go test -run TestGoOracle -v ./index/syntax/
+// sampleStep is how many files the oracle steps over per file it checks.
+func sampleStep() int {
+	switch {
+	case testing.Short():
+		return 20
+	case raceEnabled:
+		return 5
+	}
+	return 1
+}
+
 func TestGoOracle(t *testing.T) {
 	files := corpus.Files(t)
-	if testing.Short() {
+	if step := sampleStep(); step > 1 {
 		var some []corpus.File
-		for i := 0; i < len(files); i += 20 {
+		for i := 0; i < len(files); i += step {
 			some = append(some, files[i])
 		}
 		files = some
