@@ -35,6 +35,7 @@ import (
 // few minutes with it:
 //
 //	go test -run TestGoOracle -v ./index/syntax/
+//
 // sampleStep is how many files the oracle steps over per file it checks.
 func sampleStep() int {
 	switch {
