@@ -114,7 +114,7 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 		t.Fatal(err)
 	}
 	for p, text := range c.open {
-		x.SetDocument(ctx, index.PathToURI(filepath.Join(dir, p)), 1, text)
+		x.OpenDocument(ctx, index.PathToURI(filepath.Join(dir, p)), "", 1, text)
 	}
 	for p, data := range c.after {
 		if err := os.WriteFile(filepath.Join(dir, p), data, 0o644); err != nil {

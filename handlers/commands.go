@@ -9,10 +9,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// CommandNames returns the advertised command names: the commands the
-// workspace layer declares ([workspace.Commands]), in their order.
-func CommandNames() []string { return workspace.CommandNames() }
-
 type executeCommandParams struct {
 	Command   *string           `json:"command"`
 	Arguments []json.RawMessage `json:"arguments"`
@@ -37,7 +33,7 @@ func ExecuteCommand(ctx context.Context, s *Session, raw json.RawMessage) (any, 
 	}
 	c, ok := workspace.LookupCommand(*p.Command)
 	if !ok {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; ctxd provides %s", *p.Command, strings.Join(CommandNames(), ", "))
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; ctxd provides %s", *p.Command, strings.Join(workspace.CommandNames(), ", "))
 	}
 	var arg json.RawMessage
 	if len(p.Arguments) > 0 {

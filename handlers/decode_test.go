@@ -60,7 +60,7 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 }
 
 func newTestSession() *Session {
-	return NewSession(slog.New(slog.NewTextHandler(io.Discard, nil)), "test", nil)
+	return NewSession(slog.New(slog.NewTextHandler(io.Discard, nil)), "test", nil, workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}})
 }
 
 // FuzzNotifications feeds arbitrary params to every notification handler and

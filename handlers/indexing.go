@@ -25,9 +25,9 @@ type indexState struct {
 	progress map[string]*Progress // by root URI
 }
 
-// UseService replaces the session's service (and index) with one built
-// from opts, wiring the index's progress to the client's $/progress. Call
-// it before serving.
+// UseService gives the session a service (and index) built from opts,
+// wiring the index's progress to the client's $/progress. NewSession calls
+// it; a test may call it again before serving to swap the service.
 func (s *Session) UseService(opts workspace.ServiceOptions) {
 	if opts.Logger == nil {
 		opts.Logger = s.Logger

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
 	"go.lsp.dev/protocol"
 )
 
@@ -128,7 +129,7 @@ func capabilities(enc position.Encoding) ServerCapabilities {
 				Change:    protocol.TextDocumentSyncKindIncremental,
 				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
-			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: CommandNames()},
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: workspace.CommandNames()},
 			DocumentSymbolProvider:  true,
 			WorkspaceSymbolProvider: true,
 			Workspace: &protocol.ServerCapabilitiesWorkspace{

@@ -27,7 +27,7 @@ func (p positions) Range(text []byte, start, end int) contextbuilder.Range {
 // was validated (no negative line or character), and a value past
 // uint32 saturates, which the mapper clamps to the end anyway.
 func toLSP(p contextbuilder.Position) position.Position {
-	clamp := func(v int) uint32 { return uint32(min(max(v, 0), math.MaxUint32)) }
+	clamp := func(v int) uint32 { return uint32(min(max(int64(v), 0), math.MaxUint32)) }
 	return position.Position{Line: clamp(p.Line), Character: clamp(p.Character)}
 }
 

@@ -49,9 +49,8 @@ type Session struct {
 	Client Client
 
 	// Service is the workspace layer the context commands run on: the
-	// index, each folder's config, policy and record, the secret scanner.
-	// NewSession gives a session a service whose index has no cache; the
-	// server replaces it with [Session.UseService].
+	// index, each folder's config, policy and record, the secret scanner,
+	// built by NewSession from the server's options.
 	Service *workspace.Service
 	// Index is the service's index, fed by the document and workspace
 	// notifications.
@@ -66,13 +65,13 @@ type Session struct {
 }
 
 // NewSession returns a session with utf-16 positions, no folders and no open
-// documents.
-func NewSession(logger *slog.Logger, version string, client Client) *Session {
+// documents, whose service is built from opts (see [Session.UseService]).
+func NewSession(logger *slog.Logger, version string, client Client, opts workspace.ServiceOptions) *Session {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	s := &Session{Logger: logger, Version: version, Client: client}
-	s.UseService(workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}})
+	s.UseService(opts)
 	s.config.Store(&ClientConfig{Encoding: position.UTF16})
 	s.folders.Store(&[]Folder{})
 	return s

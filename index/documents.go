@@ -154,26 +154,6 @@ func (d *Document) outOfSync(version int32) *Document {
 	return &next
 }
 
-// SetDocument makes text the whole content of the document uri at
-// version, for callers that hold whole texts rather than edits (tests,
-// tools): a document that is not open is opened without a language
-// identifier ([Index.OpenDocument]); an open one takes text as a Full edit
-// ([Index.ChangeDocument]), without the version check, which repairs it
-// when out of sync. After [Index.Close] it does nothing.
-func (x *Index) SetDocument(ctx context.Context, uri string, version int32, text []byte) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.closed.Load() {
-		return
-	}
-	d, ok := x.Snapshot().Document(uri)
-	if !ok {
-		x.open(ctx, uri, "", version, text)
-		return
-	}
-	_, _ = x.change(ctx, d, version, []Edit{{Full: true, Text: string(text)}})
-}
-
 // SaveDocument marks the open document uri saved (didSave): the editor
 // wrote its buffer to disk. The roots do not change: the buffer already
 // replaced the file there. It returns an error wrapping [ErrNotOpen] for a

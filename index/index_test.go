@@ -248,7 +248,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	v0 := x.Snapshot().Version()
 	uri := PathToURI(filepath.Join(dir, "a.go"))
 
-	x.SetDocument(ctx, uri, 1, []byte("package a\n\nfunc Open() {}\n"))
+	x.OpenDocument(ctx, uri, "", 1, []byte("package a\n\nfunc Open() {}\n"))
 	s1 := x.Snapshot()
 	if s1.Version() <= v0 {
 		t.Errorf("version did not increase: %d -> %d", v0, s1.Version())
@@ -257,7 +257,9 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	if !f.Open || f.Version != 1 || names(f) != "Open" {
 		t.Errorf("after open: %+v symbols %s", f, names(f))
 	}
-	x.SetDocument(ctx, uri, 2, []byte("package a\n\nfunc Open() {}\n\nfunc Added() {}\n"))
+	if _, err := x.ChangeDocument(ctx, uri, 2, []Edit{{Full: true, Text: "package a\n\nfunc Open() {}\n\nfunc Added() {}\n"}}); err != nil {
+		t.Fatal(err)
+	}
 	if got := names(mustFile(t, x.Snapshot().Roots()[0], "a.go")); got != "Open,Added" {
 		t.Errorf("after change: symbols %s", got)
 	}
@@ -275,7 +277,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	}
 	// A denied file opened in the editor stays out of the index.
 	envURI := PathToURI(filepath.Join(dir, ".env"))
-	x.SetDocument(ctx, envURI, 1, []byte("X=2\n"))
+	x.OpenDocument(ctx, envURI, "", 1, []byte("X=2\n"))
 	if _, ok := x.Snapshot().Roots()[0].File(".env"); ok {
 		t.Error(".env indexed after didOpen")
 	}

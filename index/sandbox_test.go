@@ -338,8 +338,8 @@ func TestEventsNeverReadOutside(t *testing.T) {
 	}
 	withTimeout(t, "FilesChanged", func() { x.FilesChanged(ctx, events) })
 	for _, d := range []string{u + "/out/sub/x.go", u + "/via_in/secret.txt", u + "/fifo_link"} {
-		withTimeout(t, "SetDocument/CloseDocument", func() {
-			x.SetDocument(ctx, d, 1, []byte("package x\n"))
+		withTimeout(t, "OpenDocument/CloseDocument", func() {
+			x.OpenDocument(ctx, d, "", 1, []byte("package x\n"))
 			x.CloseDocument(ctx, d)
 		})
 	}

@@ -73,8 +73,8 @@ func New(opts Options) *Server {
 		inflight:      make(map[string]*call),
 		exitCode:      make(chan int, 1),
 	}
-	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s))
-	s.session.UseService(workspace.ServiceOptions{Index: opts.Index, Redactor: opts.Secrets, RedactorErr: opts.SecretsErr})
+	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s),
+		workspace.ServiceOptions{Index: opts.Index, Redactor: opts.Secrets, RedactorErr: opts.SecretsErr})
 	return s
 }
 

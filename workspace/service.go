@@ -86,9 +86,6 @@ func NewService(opts ServiceOptions) *Service {
 // notifications (open documents, file events) and read snapshots from it.
 func (s *Service) Index() *index.Index { return s.index }
 
-// Version is the ctxd version the service reports.
-func (s *Service) Version() string { return s.version }
-
 // Close saves the index cache.
 func (s *Service) Close() error { return s.index.Close() }
 
@@ -129,6 +126,13 @@ func (s *Service) SetRoots(roots []index.Root) []FolderProblem {
 	return problems
 }
 
+// IndexError is a folder [Service.OpenFolder] could not index; Detail
+// says why, without the folder's path, so that a front end can name the
+// folder as its user wrote it.
+type IndexError struct{ Dir, Detail string }
+
+func (e *IndexError) Error() string { return fmt.Sprintf("indexing %s failed: %s", e.Dir, e.Detail) }
+
 // OpenFolder is how a one-shot front end (the CLI) works on one folder:
 // it makes dir the only root, waits for its initial scan and fails when
 // the folder could not be indexed.
@@ -140,7 +144,7 @@ func (s *Service) OpenFolder(ctx context.Context, dir, name string) (*index.Snap
 	}
 	for _, r := range s.index.Status(false).Roots {
 		if r.State == index.StateFailed {
-			return nil, fmt.Errorf("indexing %s failed: %s", dir, r.Error)
+			return nil, &IndexError{Dir: dir, Detail: r.Error}
 		}
 	}
 	s.log.Info("index ready", "root", dir, "snapshot", snap.Version(), "fingerprint", snap.Fingerprint())

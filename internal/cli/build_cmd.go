@@ -211,10 +211,10 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	if _, err := svc.OpenFolder(ctx, dir, filepath.Base(dir)); err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fail(exitInternal, "%v", err)
+		if ie := (*workspace.IndexError)(nil); errors.As(err, &ie) {
+			return fail(exitInternal, "indexing %s failed: %s", *root, ie.Detail)
 		}
-		return fail(exitInternal, "%v", strings.Replace(err.Error(), dir, *root, 1))
+		return fail(exitInternal, "%v", err)
 	}
 	logger.Info("building context", "purpose", req.Purpose, "targets", len(f.targets), "symbols", len(f.symbols),
 		"constraints", len(f.constraints), "format", *format)
