@@ -111,9 +111,11 @@ func (e *env) projectMeta() string {
 	langs := map[string]int{}
 	top := map[string]bool{}
 	for _, q := range paths {
+		// The language of the path, not of a parse: counting must not
+		// parse every file of a folder still being indexed.
 		l := "text"
-		if s := e.root.Syntax(q); s != nil {
-			l = string(s.Language)
+		if f, ok := e.root.File(q); ok && f.Language != "" {
+			l = string(f.Language)
 		}
 		langs[l]++
 		if i := strings.IndexByte(q, '/'); i >= 0 {

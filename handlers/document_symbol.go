@@ -25,12 +25,12 @@ func DocumentSymbol(ctx context.Context, s *Session, raw json.RawMessage) (any, 
 		return nil, err
 	}
 	r, f, ok, err := indexedFile(ctx, s, p.TextDocument.uri())
-	if err != nil || !ok || f.Syntax == nil {
+	if err != nil || !ok || f.Syntax() == nil {
 		return []protocol.DocumentSymbol{}, err
 	}
 	text, err := r.ReadText(f.Path)
 	if err != nil {
 		return nil, err
 	}
-	return documentSymbols(f.Syntax.Symbols, position.NewMapper(text, s.Config().Encoding)), nil
+	return documentSymbols(f.Syntax().Symbols, position.NewMapper(text, s.Config().Encoding)), nil
 }

@@ -243,7 +243,7 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 		Open: true, Version: d.Version,
 	}
 	if d.syn != nil {
-		f.Language, f.Syntax = d.lang, d.syn.File()
+		f.Language, f.syn = d.lang, parsedCell(d.syn.File())
 	}
 	b.r.open[rel] = d
 	b.setFile(f)

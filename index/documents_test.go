@@ -190,7 +190,7 @@ func TestChangeDocumentMatchesParse(t *testing.T) {
 					t.Fatalf("%s: overlay extraction (-Parse +document):\n%s\ntext:\n%s", when, diff, text)
 				}
 				f := mustFile(t, snap.Roots()[0], tt.path)
-				if diff := cmp.Diff(want, f.Syntax); diff != "" {
+				if diff := cmp.Diff(want, f.Syntax()); diff != "" {
 					t.Fatalf("%s: root file extraction (-Parse +root):\n%s", when, diff)
 				}
 			}

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"sync"
+
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
 )
@@ -10,8 +12,8 @@ import (
 type File struct {
 	// Path is relative to the root, slash-separated and clean.
 	Path string `json:"path"`
-	// Language is the parsed language; empty for text indexed without
-	// symbols.
+	// Language is the language of the path (syntax.LanguageForPath);
+	// empty for text indexed without symbols.
 	Language syntax.Language `json:"language,omitempty"`
 	// Encoding is the detected encoding of the bytes on disk; an open
 	// document is always utf-8 (LSP text is Unicode).
@@ -23,12 +25,79 @@ type File struct {
 	ByteSize int64 `json:"byte_size"`
 	// LineCount counts lines as editors do (see classify.LineCount).
 	LineCount int `json:"line_count"`
-	// Syntax is the extraction result; nil for a file without symbols.
-	Syntax *syntax.File `json:"-"`
+	// syn is the extraction of the text, which may be computed on first
+	// need (see [File.Syntax]).
+	syn *syntaxCell
 	// Open reports that the entry comes from an editor buffer, Version
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`
 	Version int32 `json:"version,omitempty"`
+}
+
+// Syntax returns the extraction of the file's text: nil for a file
+// without a parser for its language, whose parse failed, or whose bytes
+// changed on disk before they were parsed. A file may be indexed before it
+// is parsed (the index lists and fingerprints every file first, then
+// parses in the background): the first call then parses it, and every
+// caller gets the same result, so when a file is parsed never changes what
+// a reader sees.
+func (f *File) Syntax() *syntax.File {
+	if f.syn == nil {
+		return nil
+	}
+	return f.syn.get()
+}
+
+// Parsed reports whether the extraction is known without parsing: a file
+// that has none, or whose parse has run.
+func (f *File) Parsed() bool { return f.syn == nil || f.syn.done() }
+
+// parsedSyntax is the extraction when it is known, nil otherwise; it
+// never parses.
+func (f *File) parsedSyntax() *syntax.File {
+	if f.syn == nil || !f.syn.done() {
+		return nil
+	}
+	return f.syn.f
+}
+
+// syntaxCell holds an extraction computed at most once, by whichever of
+// the background parser and a reader asks first.
+type syntaxCell struct {
+	once  sync.Once
+	load  func() *syntax.File
+	f     *syntax.File
+	ready chan struct{} // closed once f is set
+}
+
+// parsedCell is a cell whose extraction is already known.
+func parsedCell(f *syntax.File) *syntaxCell {
+	c := &syntaxCell{f: f, ready: make(chan struct{})}
+	c.once.Do(func() { close(c.ready) })
+	return c
+}
+
+// pendingCell is a cell that runs load on first need.
+func pendingCell(load func() *syntax.File) *syntaxCell {
+	return &syntaxCell{load: load, ready: make(chan struct{})}
+}
+
+func (c *syntaxCell) get() *syntax.File {
+	c.once.Do(func() {
+		c.f = c.load()
+		c.load = nil
+		close(c.ready)
+	})
+	return c.f
+}
+
+func (c *syntaxCell) done() bool {
+	select {
+	case <-c.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // SkipReason says why a path of the workspace is not indexed. The values are

@@ -43,8 +43,8 @@ func goldenJSON(t *testing.T, r *RootSnapshot) []byte {
 	for _, p := range r.Paths() {
 		f, _ := r.File(p)
 		gf := goldenFile{Language: string(f.Language)}
-		if f.Syntax != nil {
-			for i, s := range f.Syntax.Symbols {
+		if f.Syntax() != nil {
+			for i, s := range f.Syntax().Symbols {
 				desc := fmt.Sprintf("%s %s L%d", s.Kind, s.QualifiedName, s.Range.Start.Line+1)
 				if s.Exported {
 					desc += " exported"

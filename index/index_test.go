@@ -174,8 +174,8 @@ func TestScanSkipsWithReasons(t *testing.T) {
 		t.Error("ReadText(.env) succeeded; a denied file must never be read through the index")
 	}
 	f, _ := r.File("main.go")
-	if f.Syntax == nil || len(f.Syntax.Symbols) != 1 || f.Syntax.Symbols[0].Name != "main" {
-		t.Errorf("main.go symbols = %+v", f.Syntax)
+	if f.Syntax() == nil || len(f.Syntax().Symbols) != 1 || f.Syntax().Symbols[0].Name != "main" {
+		t.Errorf("main.go symbols = %+v", f.Syntax())
 	}
 	if f.LineCount != 4 || f.ByteSize != 29 {
 		t.Errorf("main.go line_count %d byte_size %d, want 4 and 29", f.LineCount, f.ByteSize)
@@ -435,11 +435,11 @@ func mustFile(t testing.TB, r *RootSnapshot, rel string) *File {
 
 // names lists a file's symbol names, comma-separated.
 func names(f *File) string {
-	if f.Syntax == nil {
+	if f.Syntax() == nil {
 		return ""
 	}
 	var n []string
-	for _, s := range f.Syntax.Symbols {
+	for _, s := range f.Syntax().Symbols {
 		n = append(n, s.Name)
 	}
 	return strings.Join(slices.Clip(n), ",")

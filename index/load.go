@@ -41,15 +41,11 @@ func loadText(ctx context.Context, rel string, data []byte, parse parseFunc) (*F
 		LineCount: classify.LineCount(text),
 	}
 	if f.Language != "" {
-		sf, err := parse(ctx, f.Language, f.SHA256, text)
-		if err != nil {
-			// A parse that fails (cancelled, or a grammar error) leaves
-			// the file indexed as text: its content is still valid context,
-			// only its symbols are unknown.
-			f.Language = ""
-		} else {
-			f.Syntax = sf
-		}
+		// A parse that fails (cancelled, or a grammar error) leaves the
+		// file indexed without symbols: its content is still valid
+		// context.
+		sf, _ := parse(ctx, f.Language, f.SHA256, text)
+		f.syn = parsedCell(sf)
 	}
 	return f, nil
 }

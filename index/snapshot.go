@@ -204,7 +204,7 @@ func (r *RootSnapshot) Paths() []string { return r.files.Keys() }
 // symbols or not indexed.
 func (r *RootSnapshot) Syntax(rel string) *syntax.File {
 	if f, ok := r.files.Get(rel); ok {
-		return f.Syntax
+		return f.Syntax()
 	}
 	return nil
 }

@@ -78,9 +78,11 @@ func (s *Snapshot) Status(withSkipped bool) Status {
 				lang = "text"
 			}
 			rs.FilesByLanguage[lang]++
-			if f.Syntax != nil {
-				rs.Symbols += len(f.Syntax.Symbols)
-				if f.Syntax.HasErrors {
+			// Counting must not parse: a file not parsed yet counts
+			// once the background parse reaches it.
+			if syn := f.parsedSyntax(); syn != nil {
+				rs.Symbols += len(syn.Symbols)
+				if syn.HasErrors {
 					rs.ParseErrors++
 				}
 			}
@@ -128,10 +130,11 @@ func (s *Snapshot) FindSymbols(query string, limit int) []SymbolMatch {
 	for ri, r := range s.roots {
 		for _, p := range r.files.Keys() {
 			f, _ := r.files.Get(p)
-			if f.Syntax == nil {
+			syn := f.Syntax()
+			if syn == nil {
 				continue
 			}
-			for _, sym := range f.Syntax.Symbols {
+			for _, sym := range syn.Symbols {
 				name := strings.ToLower(sym.Name)
 				rank := -1
 				switch {
