@@ -71,6 +71,9 @@ type Graph struct {
 	base  *index
 	delta *delta // nil when the graph is its base
 	memo  graphMemo
+	// trace, when set, records every lookup of the graph's queries (see
+	// BuildTraced).
+	trace *Trace
 }
 
 // graphMemo holds what queries derive from the whole graph and would
@@ -249,10 +252,11 @@ type view struct {
 	nb   int32
 	e    *env
 	memo *graphMemo
+	tr   *Trace // nil unless the graph is traced
 }
 
 func (g *Graph) view() *view {
-	v := &view{b: g.base, nb: int32(len(g.base.files)), e: g.env, memo: &g.memo}
+	v := &view{b: g.base, nb: int32(len(g.base.files)), e: g.env, memo: &g.memo, tr: g.trace}
 	if g.delta != nil {
 		v.dl = g.delta
 		v.d = g.delta.index()
@@ -282,10 +286,16 @@ func (v *view) node(p string) (int32, bool) {
 }
 
 func (v *view) file(n int32) *fileFacts {
+	var f *fileFacts
 	if n < v.nb {
-		return v.b.files[n]
+		f = v.b.files[n]
+	} else {
+		f = v.d.files[n-v.nb]
 	}
-	return v.d.files[n-v.nb]
+	if v.tr != nil {
+		v.need(NeedFile, f.path)
+	}
+	return f
 }
 
 func (v *view) facts(p string) *fileFacts {
@@ -302,7 +312,8 @@ func (v *view) exists(p string) bool {
 
 // list calls fn for every live id of a per-index list (base ids not
 // shadowed, then delta ids).
-func (v *view) list(get func(ix *index) []int32, fn func(n int32)) {
+func (v *view) list(k NeedKind, key string, get func(ix *index) []int32, fn func(n int32)) {
+	v.need(k, key)
 	for _, id := range get(v.b) {
 		if v.dl == nil || !v.dl.shadowed(id) {
 			fn(id)
@@ -316,7 +327,7 @@ func (v *view) list(get func(ix *index) []int32, fn func(n int32)) {
 }
 
 func (v *view) eachRef(name string, fn func(n int32)) {
-	v.list(func(ix *index) []int32 { return ix.refs.get(name) }, fn)
+	v.list(NeedRef, name, func(ix *index) []int32 { return ix.refs.get(name) }, fn)
 }
 
 // live reports whether id n is a file of the view (not a shadowed base
@@ -327,6 +338,7 @@ func (v *view) live(n int32) bool {
 
 // anyRef reports whether a file whose Refs contain name satisfies pred.
 func (v *view) anyRef(name string, pred func(n int32) bool) bool {
+	v.need(NeedRef, name)
 	for _, id := range v.b.refs.get(name) {
 		if (v.dl == nil || !v.dl.shadowed(id)) && pred(id) {
 			return true
@@ -345,6 +357,7 @@ func (v *view) anyRef(name string, pred func(n int32) bool) bool {
 // anyDef reports whether a file declaring a symbol named name satisfies
 // pred.
 func (v *view) anyDef(name string, pred func(n int32) bool) bool {
+	v.need(NeedSym, name)
 	for _, l := range v.b.syms.get(name) {
 		if (v.dl == nil || !v.dl.shadowed(l.file)) && pred(l.file) {
 			return true
@@ -373,6 +386,7 @@ func (v *view) eachDef(name string, fn func(n int32)) {
 
 // eachSym calls fn for every symbol named name, in id order.
 func (v *view) eachSym(name string, fn func(n, sym int32)) {
+	v.need(NeedSym, name)
 	v.eachLoc(func(ix *index) []symLoc { return ix.syms.get(name) }, fn)
 }
 
@@ -390,6 +404,7 @@ func (v *view) eachLoc(get func(ix *index) []symLoc, fn func(n, sym int32)) {
 }
 
 func (v *view) eachReg(key string, fn func(n, req int32)) {
+	v.need(NeedReg, key)
 	for _, r := range v.b.regs[key] {
 		if v.dl == nil || !v.dl.shadowed(r.file) {
 			fn(r.file, r.req)
@@ -403,6 +418,7 @@ func (v *view) eachReg(key string, fn func(n, req int32)) {
 }
 
 func (v *view) eachBaseUse(name string, fn func(n, sym, base int32)) {
+	v.need(NeedBaseUse, name)
 	for _, u := range v.b.baseUses[name] {
 		if v.dl == nil || !v.dl.shadowed(u.file) {
 			fn(u.file, u.sym, u.base)

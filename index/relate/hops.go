@@ -117,6 +117,7 @@ func (h *hopper) reach(n int32) {
 // defs reaches the files declaring name, unless done before.
 func (h *hopper) defs(name string) {
 	v := h.v
+	v.need(NeedSym, name)
 	if id, ok := v.b.syms.id(name); ok && h.defDone.set(id) {
 		last := int32(-1)
 		for _, l := range v.b.syms.items[v.b.syms.start[id]:v.b.syms.start[id+1]] {
@@ -138,6 +139,7 @@ func (h *hopper) defs(name string) {
 // refs reaches the files referencing name, unless done before.
 func (h *hopper) refs(name string) {
 	v := h.v
+	v.need(NeedRef, name)
 	if id, ok := v.b.refs.id(name); ok && h.refDone.set(id) {
 		for _, n := range v.b.refs.items[v.b.refs.start[id]:v.b.refs.start[id+1]] {
 			if v.dl == nil || !v.dl.shadowed(n) {

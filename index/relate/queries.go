@@ -449,7 +449,7 @@ func (g *Graph) ConfigFiles(path string) []string {
 		}
 		if f.lang == syntax.FamilyCSharp {
 			var projs, slns []string
-			v.list(func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
+			v.list(NeedProject, d, func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
 				p := v.file(n).path
 				if strings.HasSuffix(p, ".csproj") {
 					projs = append(projs, p)

@@ -45,7 +45,7 @@ func (v *view) resolve(f *fileFacts, r *request, out []int32) []int32 {
 	case reqJava:
 		for i, pkg := range r.alts {
 			cls := r.names[i]
-			v.list(func(ix *index) []int32 { return ix.javaPkgs[pkg] }, func(n int32) {
+			v.list(NeedJavaPkg, pkg, func(ix *index) []int32 { return ix.javaPkgs[pkg] }, func(n int32) {
 				t := v.file(n)
 				if cls == "" || baseOf(t.path) == cls+".java" || contains(t.topTypes, cls) {
 					out = append(out, n)
@@ -58,7 +58,7 @@ func (v *view) resolve(f *fileFacts, r *request, out []int32) []int32 {
 	case reqNS:
 		for i, ns := range r.alts {
 			typ := r.names[i]
-			v.list(func(ix *index) []int32 { return ix.namespaces[ns] }, func(n int32) {
+			v.list(NeedNamespace, ns, func(ix *index) []int32 { return ix.namespaces[ns] }, func(n int32) {
 				if typ == "" || contains(v.file(n).typeNames, typ) {
 					out = append(out, n)
 				}

@@ -78,14 +78,14 @@ func (e *env) goRequest(f *fileFacts, p string, c *reqCtx) request {
 func (v *view) goPackage(f *fileFacts, dir string, out []int32) []int32 {
 	get := func(ix *index) []int32 { return ix.goDirs[dir] }
 	hasLib := false
-	v.list(get, func(n int32) {
+	v.list(NeedGoDir, dir, get, func(n int32) {
 		t := v.file(n)
 		if !t.goTest && t.goPkg != "" && t.goPkg != "main" {
 			hasLib = true
 		}
 	})
 	testing := f.lang == syntax.FamilyGo && f.goTest && f.dir == dir
-	v.list(get, func(n int32) {
+	v.list(NeedGoDir, dir, get, func(n int32) {
 		t := v.file(n)
 		switch {
 		case !t.goTest:

@@ -191,7 +191,7 @@ func parentNS(ns string) string {
 func (r *csRes) projectDir(dir string) string {
 	found := ""
 	ancestors(dir, func(d string) bool {
-		r.v.list(func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
+		r.v.list(NeedProject, d, func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
 			if found == "" && strings.HasSuffix(r.v.file(n).path, ".csproj") {
 				found = d + "\x00"
 			}

@@ -137,7 +137,7 @@ func (s *goState) pkgFiles(v *view, n int32) []int32 {
 		return files
 	}
 	var files []int32
-	v.list(func(ix *index) []int32 { return ix.goDirs[f.dir] }, func(m int32) {
+	v.list(NeedGoDir, f.dir, func(ix *index) []int32 { return ix.goDirs[f.dir] }, func(m int32) {
 		t := v.file(m)
 		if t.syn == nil || t.goPkg != f.goPkg || (t.goTest && !f.goTest) || !v.goBuilds(t, s.plat) {
 			return

@@ -1,0 +1,271 @@
+package relate
+
+import (
+	"cmp"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
+)
+
+// A demand-driven build answers its queries from a graph of the files it
+// has parsed so far (its demand set) before the whole root is parsed. Every
+// table of a graph is looked up by a name, a key or a directory, and every
+// file's contribution is read through the view. A graph built with
+// [BuildTraced] records each lookup as a [Need]; [Graph.Candidates] says
+// which files of the root could contribute to a Need, from their paths and
+// a byte-level prefilter of their words. When the demand set holds the
+// candidates of every Need a run recorded, each lookup answered exactly
+// what it answers on the graph of the whole root, and so did every query
+// built from them: a build that reran until nothing was missing is the
+// build of the complete index.
+
+// NeedKind says which table a [Need] looked up.
+type NeedKind uint8
+
+// Need kinds.
+const (
+	// NeedFile: the contribution of one file (Key is its path).
+	NeedFile NeedKind = iota
+	// NeedRef: the files referencing a name.
+	NeedRef
+	// NeedSym: the symbols declared with a name.
+	NeedSym
+	// NeedBaseUse: the bases of types whose last segment is a name.
+	NeedBaseUse
+	// NeedReg: the import requests registered under a reverse-lookup key.
+	NeedReg
+	// NeedJavaPkg: the files declaring a Java package.
+	NeedJavaPkg
+	// NeedNamespace: the files declaring a C#/C++ namespace.
+	NeedNamespace
+	// NeedGoDir: the Go files of a directory.
+	NeedGoDir
+	// NeedProject: the *.csproj and *.sln files of a directory.
+	NeedProject
+)
+
+// Need is one lookup a query made.
+type Need struct {
+	Kind NeedKind
+	Key  string
+}
+
+// Trace records the lookups of the queries of one graph; safe for
+// concurrent use.
+type Trace struct {
+	mu    sync.Mutex
+	needs map[Need]bool
+}
+
+// NewTrace returns an empty trace.
+func NewTrace() *Trace { return &Trace{needs: map[Need]bool{}} }
+
+func (t *Trace) add(n Need) {
+	t.mu.Lock()
+	t.needs[n] = true
+	t.mu.Unlock()
+}
+
+// Needs returns the recorded lookups, sorted, and forgets them.
+func (t *Trace) Needs() []Need {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.SortedFunc(maps.Keys(t.needs), func(a, b Need) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), strings.Compare(a.Key, b.Key))
+	})
+	clear(t.needs)
+	return out
+}
+
+// BuildTraced is [Build] whose queries record their lookups in t.
+func BuildTraced(src Source, t *Trace) *Graph {
+	g := Build(src)
+	g.trace = t
+	return g
+}
+
+// UpdateTraced is [Graph.Update] whose result records its lookups in t.
+func (g *Graph) UpdateTraced(src Source, changed []string, t *Trace) *Graph {
+	next := g.Update(src, changed)
+	if next == g {
+		next = &Graph{env: g.env, base: g.base, delta: g.delta}
+	}
+	next.trace = t
+	return next
+}
+
+func (v *view) need(k NeedKind, key string) {
+	if v.tr != nil {
+		v.tr.add(Need{k, key})
+	}
+}
+
+// Candidates returns the paths, among paths (every file of the root,
+// sorted), whose contribution can answer lookup n: a superset, never
+// missing one. mayContain(p, ws) must report true whenever file p's text
+// holds every word of ws (a prefilter may say true more often).
+func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, ws []string) bool) []string {
+	if n.Kind == NeedFile {
+		return []string{n.Key}
+	}
+	admits := g.admitter(n)
+	var out []string
+	for _, p := range paths {
+		if admits(p, func(ws []string) bool { return mayContain(p, ws) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// admitter returns the test of Candidates for one lookup: whether the
+// file at p, whose text may hold a list of words as may says, can
+// contribute to it.
+func (g *Graph) admitter(n Need) func(p string, may func([]string) bool) bool {
+	switch n.Kind {
+	case NeedFile:
+		return func(p string, _ func([]string) bool) bool { return p == n.Key }
+	case NeedRef, NeedSym, NeedBaseUse, NeedJavaPkg, NeedNamespace:
+		ws := words.Split(n.Key)
+		if len(ws) == 0 {
+			return func(string, func([]string) bool) bool { return true }
+		}
+		return func(_ string, may func([]string) bool) bool { return may(ws) }
+	case NeedGoDir:
+		return func(p string, _ func([]string) bool) bool {
+			return dirOf(p) == n.Key && syntax.FamilyForPath(p) == syntax.FamilyGo
+		}
+	case NeedProject:
+		return func(p string, _ func([]string) bool) bool {
+			return dirOf(p) == n.Key && (strings.HasSuffix(p, ".csproj") || strings.HasSuffix(p, ".sln"))
+		}
+	case NeedReg:
+		alts, under, ok := g.regWords(n.Key)
+		if !ok {
+			return func(string, func([]string) bool) bool { return true }
+		}
+		return func(p string, may func([]string) bool) bool {
+			if under != nil && under(p) {
+				return true
+			}
+			return slices.ContainsFunc(alts, may)
+		}
+	}
+	return func(string, func([]string) bool) bool { return true }
+}
+
+// regWords says which files may register an import request under key:
+// those whose text holds every word of one of alts (the import as it is
+// written names them), and those under reports (requests made relative to
+// the importer's own directory). ok is false when no such bound is known:
+// every file is a candidate.
+func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
+	var alts [][]string
+	kind, val, _ := strings.Cut(key, ":")
+	var under func(string) bool
+	last := func(p string) string {
+		base := path.Base(p)
+		if i := strings.IndexByte(base, '.'); i > 0 {
+			base = base[:i]
+		}
+		return base
+	}
+	switch kind {
+	case "go":
+		// The import path as written: each module whose directory holds
+		// val, the standard library, vendor/; relative imports name the
+		// last element.
+		e := g.env
+		for dir, mod := range e.goMods {
+			if mod == "" {
+				continue
+			}
+			if rest, in := within(dir, val); in {
+				alts = append(alts, words.Split(strings.TrimSuffix(mod+"/"+rest, "/")))
+			}
+		}
+		if e.hasStd {
+			if rest, in := within(e.stdRoot, val); in && rest != "" {
+				alts = append(alts, words.Split(rest))
+			}
+		}
+		if i := strings.LastIndex(val, "vendor/"); i >= 0 {
+			alts = append(alts, words.Split(val[i+len("vendor/"):]))
+		}
+		alts = append(alts, words.Split(path.Base(val)))
+	case "jp", "ns":
+		alts = [][]string{words.Split(val)}
+	case "py":
+		alts = [][]string{words.Split(path.Base(val))}
+	case "pyd":
+		// The package val as "from .val import x" names it, or as
+		// "from . import x" does in its own directory or below.
+		alts = [][]string{words.Split(path.Base(val))}
+		dir := dirOf(val)
+		under = func(p string) bool { _, in := within(dir, p); return in }
+	case "js", "p":
+		base := last(val)
+		switch base {
+		case "index", "__init__", "mod", "lib", "main":
+			// Named by their directory ("./dir", "from .pkg import"),
+			// or, for a crate root or a package's main, by a name a
+			// config gives: any file may.
+			return nil, nil, false
+		}
+		alts = [][]string{words.Split(base)}
+		if kind == "p" {
+			// Paths relative to the importer's module (Rust's super
+			// and self, a C include of a sibling): any file under the
+			// directory holding val.
+			dir := dirOf(val)
+			under = func(p string) bool { _, in := within(dir, p); return in }
+		}
+		if kind == "js" && g.jsAliased() {
+			// tsconfig paths and workspace packages map other
+			// specifiers onto files: any file may name this one.
+			return nil, nil, false
+		}
+	default:
+		return nil, nil, false
+	}
+	for _, a := range alts {
+		if len(a) == 0 {
+			return nil, nil, false
+		}
+	}
+	return alts, under, true
+}
+
+// jsAliased reports whether a config maps bare specifiers onto the root's
+// files (tsconfig paths or baseUrl, workspace packages).
+func (g *Graph) jsAliased() bool {
+	if len(g.env.jsPkgs) > 0 || len(g.env.pkgMain) > 0 {
+		return true
+	}
+	for _, o := range g.env.ts {
+		if o != nil && (o.hasPaths || o.hasBaseURL) {
+			return true
+		}
+	}
+	return false
+}
+
+// within returns p relative to dir ("" for dir itself) when p is dir or
+// below it; dir "" is the root.
+func within(dir, p string) (string, bool) {
+	if dir == "" || dir == "." {
+		return p, true
+	}
+	if p == dir {
+		return "", true
+	}
+	if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+		return rest, true
+	}
+	return "", false
+}

@@ -1,0 +1,129 @@
+package relate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
+	"github.com/ctxd/ctxd/tools/corpus"
+	"golang.org/x/tools/txtar"
+)
+
+// checkAdmitted fails for every lookup a file contributes to whose
+// candidates (Graph.Candidates, through the word prefilter of the file's
+// text) leave the file out: a demand-driven build would then miss it.
+func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
+	t.Helper()
+	v := g.view()
+	for id := range int32(v.size()) {
+		f := v.file(id)
+		filter := words.NewFilter(texts[f.path])
+		var needs []Need
+		if f.lang == syntax.FamilyGo {
+			needs = append(needs, Need{NeedGoDir, f.dir})
+		}
+		if strings.HasSuffix(f.path, ".csproj") || strings.HasSuffix(f.path, ".sln") {
+			needs = append(needs, Need{NeedProject, f.dir})
+		}
+		if f.syn != nil {
+			for _, r := range f.syn.Refs {
+				needs = append(needs, Need{NeedRef, r})
+			}
+			for _, s := range f.syn.Symbols {
+				needs = append(needs, Need{NeedSym, s.Name})
+			}
+			for _, x := range f.extra {
+				needs = append(needs, Need{NeedBaseUse, x.name})
+			}
+			for _, k := range f.keys {
+				needs = append(needs, Need{NeedReg, k.key})
+			}
+			if f.lang == syntax.FamilyJava && f.syn.Package != "" {
+				needs = append(needs, Need{NeedJavaPkg, f.syn.Package})
+			}
+			if f.lang == syntax.FamilyCSharp || f.lang == syntax.FamilyC {
+				for _, ns := range f.syn.Namespaces {
+					needs = append(needs, Need{NeedNamespace, ns})
+				}
+			}
+		}
+		for _, n := range needs {
+			if !g.admitter(n)(f.path, filter.MayContain) {
+				t.Errorf("%s contributes to lookup %v %q but is not among its candidates", f.path, n.Kind, n.Key)
+			}
+		}
+	}
+}
+
+// parsedSource builds a source of files extracted by the real parser.
+func parsedSource(t *testing.T, files []txtar.File) (*memSource, map[string][]byte) {
+	texts := map[string][]byte{}
+	src := sourceOf(files, func(f txtar.File) *syntax.File {
+		texts[f.Name] = f.Data
+		lang := syntax.LanguageForPath(f.Name)
+		if lang == "" {
+			return nil
+		}
+		syn, err := syntax.Parse(context.Background(), lang, f.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		return syn
+	})
+	return src, texts
+}
+
+// TestCandidatesAdmitContributors: on every language's golden workspace,
+// each file is a candidate of every lookup it answers.
+func TestCandidatesAdmitContributors(t *testing.T) {
+	indextest.Goldens(t, "testdata/uses/*.txtar", func(t *testing.T, gl *indextest.Golden) {
+		src, texts := parsedSource(t, gl.Files("queries", "want"))
+		checkAdmitted(t, Build(src), texts)
+	})
+}
+
+// TestCandidatesAdmitContributorsGoSrc is the same check on packages of
+// the Go source tree (imports across modules, vendor, tests).
+func TestCandidatesAdmitContributorsGoSrc(t *testing.T) {
+	root, err := corpus.GoSrc()
+	if err != nil {
+		t.Skipf("no Go source tree: %v", err)
+	}
+	dirs := []string{"net/http", "go/types", "cmd/go/internal/load", "vendor/golang.org/x/net/http/httpproxy", "internal/poll"}
+	if testing.Short() {
+		dirs = dirs[:1]
+	}
+	var files []txtar.File
+	for _, rel := range append([]string{"go.mod", "cmd/go.mod"}, dirs...) {
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		if strings.HasSuffix(rel, "go.mod") {
+			if data, err := os.ReadFile(abs); err == nil {
+				files = append(files, txtar.File{Name: rel, Data: data})
+			}
+			continue
+		}
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			t.Skipf("reading %s: %v", rel, err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(abs, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, txtar.File{Name: rel + "/" + e.Name(), Data: data})
+		}
+	}
+	slices.SortFunc(files, func(a, b txtar.File) int { return strings.Compare(a.Name, b.Name) })
+	src, texts := parsedSource(t, files)
+	checkAdmitted(t, Build(src), texts)
+}

@@ -1,0 +1,140 @@
+// Package words is the byte-level prefilter of a demand-driven build: it
+// splits text into words ([Split], [Each]) and keeps, per file, a small
+// Bloom filter of its words ([Filter]), so that "which files may mention
+// this name" is answered for a whole tree without parsing it.
+//
+// A word is a maximal run of ASCII letters, digits, '_' and '$', and of
+// bytes ≥ 0x80 (so a UTF-8 identifier is one word, whatever its script).
+// Everything else separates words. Comments and strings are not skipped:
+// a prefilter may answer "maybe" for a file that does not use a name, never
+// "no" for one that does.
+package words
+
+import (
+	"math/bits"
+)
+
+// isWord is the table of word bytes.
+var isWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c >= 0x80
+	}
+	return t
+}()
+
+// Each calls fn for every word of text, in order (repeats included). The
+// slice passed to fn aliases text.
+func Each(text []byte, fn func(w []byte)) {
+	start := -1
+	for i, c := range text {
+		if isWord[c] {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			fn(text[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(text[start:])
+	}
+}
+
+// Split returns the distinct words of s in order of first appearance; nil
+// when s has none ("+", "::").
+func Split(s string) []string {
+	var out []string
+	Each([]byte(s), func(w []byte) {
+		for _, o := range out {
+			if o == string(w) {
+				return
+			}
+		}
+		out = append(out, string(w))
+	})
+	return out
+}
+
+// Filter is a Bloom filter of the words of one text: MayContain never
+// answers false for a word of the text. It is immutable once built and
+// about one byte per distinct word.
+type Filter struct {
+	bits []uint64 // a power of two of bits
+}
+
+// hash is FNV-1a over the word; two probes come from its halves.
+func hash(w []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range w {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// NewFilter builds the filter of text's words.
+func NewFilter(text []byte) *Filter {
+	n := 0
+	Each(text, func([]byte) { n++ })
+	// Repeats are most of a source file's words (about four in five):
+	// four bits per occurrence, about twenty per distinct word, keep false
+	// positives near one percent with two probes, at half a byte per
+	// byte of text at most.
+	size := 64
+	for size < 4*n && size < 1<<20 {
+		size <<= 1
+	}
+	f := &Filter{bits: make([]uint64, size/64)}
+	Each(text, func(w []byte) { f.add(hash(w)) })
+	return f
+}
+
+func (f *Filter) add(h uint64) {
+	mask := uint64(len(f.bits)*64 - 1)
+	a, b := h&mask, (h>>32|h<<32)&mask
+	f.bits[a/64] |= 1 << (a % 64)
+	f.bits[b/64] |= 1 << (b % 64)
+}
+
+func (f *Filter) has(h uint64) bool {
+	mask := uint64(len(f.bits)*64 - 1)
+	a, b := h&mask, (h>>32|h<<32)&mask
+	return f.bits[a/64]&(1<<(a%64)) != 0 && f.bits[b/64]&(1<<(b%64)) != 0
+}
+
+// MayContain reports whether every word of ws may occur in the text; a
+// nil Filter (text never seen) may contain anything.
+func (f *Filter) MayContain(ws []string) bool {
+	if f == nil {
+		return true
+	}
+	for _, w := range ws {
+		if !f.has(hash([]byte(w))) {
+			return false
+		}
+	}
+	return true
+}
+
+// Bytes is the filter's size in bytes.
+func (f *Filter) Bytes() int {
+	if f == nil {
+		return 0
+	}
+	return len(f.bits) * 8
+}
+
+// Words returns the filter's bit words, for persisting it.
+func (f *Filter) Words() []uint64 { return f.bits }
+
+// FromWords rebuilds a persisted filter; nil when the length is not a
+// power of two (a corrupt record: the file is treated as never seen).
+func FromWords(ws []uint64) *Filter {
+	if len(ws) == 0 || bits.OnesCount(uint(len(ws))) != 1 {
+		return nil
+	}
+	return &Filter{bits: ws}
+}

@@ -1,0 +1,80 @@
+package words
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Name", []string{"Name"}},
+		{"net/http", []string{"net", "http"}},
+		{"a::b::Trait<T>", []string{"a", "b", "Trait", "T"}},
+		{"~Foo", []string{"Foo"}},
+		{"$scope_1", []string{"$scope_1"}},
+		{"größe.x", []string{"größe", "x"}},
+		{"a.a.b", []string{"a", "b"}},
+		{"+", nil},
+		{"", nil},
+	} {
+		if diff := cmp.Diff(tc.want, Split(tc.in)); diff != "" {
+			t.Errorf("Split(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestFilterNoFalseNegatives: every word of a text is reported, whatever
+// the text's size.
+func TestFilterNoFalseNegatives(t *testing.T) {
+	var text []byte
+	for i := range 5000 {
+		text = fmt.Appendf(text, "func f%d(x_%d int) { return \"s%d\" }\n", i, i*7, i*13)
+		f := NewFilter(text)
+		if i%499 != 0 {
+			continue
+		}
+		Each(text, func(w []byte) {
+			if !f.MayContain([]string{string(w)}) {
+				t.Fatalf("size %d: word %q reported absent", len(text), w)
+			}
+		})
+	}
+}
+
+// TestFilterRejects: most absent words are rejected (the filter is useful,
+// not only sound).
+func TestFilterRejects(t *testing.T) {
+	var text []byte
+	for i := range 2000 {
+		text = fmt.Appendf(text, "var v%d = w%d\n", i, i)
+	}
+	f := NewFilter(text)
+	false_ := 0
+	for i := range 10000 {
+		if f.MayContain([]string{fmt.Sprintf("absent%d", i)}) {
+			false_++
+		}
+	}
+	if false_ > 500 {
+		t.Errorf("%d of 10000 absent words reported present", false_)
+	}
+	if !f.MayContain(nil) || !(*Filter)(nil).MayContain([]string{"x"}) {
+		t.Error("an empty word list and a nil filter must answer maybe")
+	}
+}
+
+func TestFromWords(t *testing.T) {
+	f := NewFilter([]byte("alpha beta"))
+	g := FromWords(f.Words())
+	if !g.MayContain([]string{"alpha", "beta"}) {
+		t.Error("a rebuilt filter lost words")
+	}
+	if FromWords(make([]uint64, 3)) != nil || FromWords(nil) != nil {
+		t.Error("a corrupt length must give nil")
+	}
+}
