@@ -33,6 +33,10 @@ type Options struct {
 	// on disk since it was indexed (seed 002 edge case 2); nil means such
 	// a file cannot be read deterministically.
 	Refresh func(ctx context.Context, uris []string) *index.Snapshot
+	// OnDemand, when set, is told the size of the demand set and the
+	// number of runs of a build made before its folder was parsed (see
+	// index.Demand): the files it depended on, for the log.
+	OnDemand func(files, runs int)
 	// Policy is seed 001's effective context policy; nil means none.
 	Policy *Policy
 	// ThreadRefs are the earlier thread events the request referenced,

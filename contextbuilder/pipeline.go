@@ -51,11 +51,7 @@ func runWithRefresh(ctx context.Context, snap *index.Snapshot, req *Request, opt
 		return outputs{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		e, err := newEnv(snap, req, opts, m)
-		if err != nil {
-			return outputs{}, err
-		}
-		out, err := e.run(ctx)
+		out, err := runOnDemand(ctx, snap, req, opts, m)
 		var stale *staleError
 		if !errors.As(err, &stale) {
 			return out, err
@@ -68,6 +64,44 @@ func runWithRefresh(ctx context.Context, snap *index.Snapshot, req *Request, opt
 			}
 		}
 		snap = opts.Refresh(ctx, stale.uris)
+	}
+}
+
+// runOnDemand runs the build once on a folder whose files are all parsed.
+// On a folder still being parsed it runs on the folder's demand set
+// (index.Demand) until a run needs no file outside it: that run is the
+// build of the complete index, byte for byte, since each of its lookups
+// saw every file that could answer it. Every run but the last is
+// discarded whatever its outcome, a refusal included: a run that could
+// not find a symbol may find it once the files naming it are parsed.
+func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts Options, m mode) (outputs, error) {
+	e, err := newEnv(snap, req, opts, m)
+	if err != nil {
+		return outputs{}, err
+	}
+	d := e.root.Demand()
+	if d == nil {
+		return e.run(ctx)
+	}
+	defer d.Close()
+	for {
+		// The memo of texts read stays: it depends on the files, not
+		// on the graph.
+		e.root = d.Root()
+		out, err := e.run(ctx)
+		if ctx.Err() != nil {
+			return outputs{}, ctx.Err()
+		}
+		grew, gerr := d.Grow(ctx)
+		if gerr != nil {
+			return outputs{}, gerr
+		}
+		if !grew {
+			if opts.OnDemand != nil {
+				opts.OnDemand(d.Files(), d.Runs())
+			}
+			return out, err
+		}
 	}
 }
 

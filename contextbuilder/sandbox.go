@@ -122,7 +122,9 @@ func asURI(s string) (string, bool) {
 func relPath(snap *index.Snapshot, root *index.RootSnapshot, s string) (string, error) {
 	if _, ok := asURI(s); ok {
 		r, rel, err := snap.LocateChecked(s)
-		if err != nil || r != root {
+		// Compared by folder, not pointer: a build may run on a view
+		// of the snapshot's root (index.Demand).
+		if err != nil || r.Root.Dir != root.Root.Dir {
 			return "", outside(s)
 		}
 		return rel, nil

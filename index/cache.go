@@ -167,6 +167,33 @@ func (c *rootCache) parseFunc() parseFunc {
 	}
 }
 
+// loader returns the loader of files that parses through the cache
+// (eagerly; a scan sets reread to make it lazy).
+func (c *rootCache) loader() loader {
+	ld := loader{parse: c.parseFunc()}
+	if c != nil {
+		ld.cached = c.lookup
+	}
+	return ld
+}
+
+// lookup returns the cached extraction of (lang, sha), or nil, without
+// parsing.
+func (c *rootCache) lookup(lang syntax.Language, sha string) *syntax.File {
+	k := cacheKey{lang, sha}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.used[k]
+	if f == nil {
+		f = c.old[k]
+	}
+	if f != nil {
+		c.used[k] = f
+		c.hits++
+	}
+	return f
+}
+
 // stats returns the hits and misses of this run.
 func (c *rootCache) stats() (hits, misses int) {
 	if c == nil {

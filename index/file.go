@@ -5,6 +5,7 @@ import (
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
 )
 
 // File is one indexed text file of a workspace root. It is immutable; a
@@ -28,6 +29,10 @@ type File struct {
 	// syn is the extraction of the text, which may be computed on first
 	// need (see [File.Syntax]).
 	syn *syntaxCell
+	// words is the word filter of the text, for the prefilter of
+	// demand-driven builds; nil (may contain anything) for an open
+	// document, which every such build parses anyway.
+	words *words.Filter
 	// Open reports that the entry comes from an editor buffer, Version
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`

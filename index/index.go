@@ -60,6 +60,10 @@ type Progress struct {
 	Done, Total int
 	// Percentage is Done*100/Total, 100 at the end.
 	Percentage int
+	// Phase is "listing" while the first pass reads and fingerprints the
+	// files (builds wait for it), "parsing" while the second parses them
+	// in the background.
+	Phase string
 }
 
 // Index keeps the current [Snapshot] of the workspace up to date, the
@@ -80,13 +84,19 @@ type Index struct {
 	checkers map[string]*ignore.Checker
 	caches   map[string]*rootCache // by root Dir; nil entries are disabled
 	wg       sync.WaitGroup
+	idle     *gate // closed while no build needs the cores
 }
 
 // scan is a running initial (or re-) scan of one root.
 type scan struct {
 	loaded, total atomic.Int64 // files loaded and found, for status
+	parsed        atomic.Int64 // files of the second pass done
 	cancel        context.CancelFunc
-	pending       map[string]bool // paths changed on disk while it ran
+	// pending holds the paths changed on disk during the first pass,
+	// replayed when it publishes; listed is set then, and later events
+	// apply at once. Both under x.mu.
+	pending map[string]bool
+	listed  bool
 }
 
 // New returns an empty index with no roots.
@@ -108,6 +118,7 @@ func New(opts Options) *Index {
 		scans:    map[string]*scan{},
 		checkers: map[string]*ignore.Checker{},
 		caches:   map[string]*rootCache{},
+		idle:     newGate(),
 	}
 	base, err := cacheDirFor(opts.CacheDir)
 	if err != nil {
@@ -159,6 +170,13 @@ func (x *Index) WaitFor(ctx context.Context, cond func(*Snapshot) bool) (*Snapsh
 		case <-ch:
 		}
 	}
+}
+
+// WaitListed blocks until every root's files are listed (see
+// [Snapshot.Listed]): what a build needs, long before the whole tree is
+// parsed.
+func (x *Index) WaitListed(ctx context.Context) (*Snapshot, error) {
+	return x.WaitFor(ctx, (*Snapshot).Listed)
 }
 
 // Wait blocks until no root is being scanned.
@@ -214,7 +232,8 @@ func (x *Index) newRootSnapshot(root Root, realDir string, state State) *RootSna
 	r := &RootSnapshot{
 		Root: root, realDir: realDir, state: state, links: newLinkPolicy(realDir, x.opts.HardLinks),
 		files: newLayered[*File](nil), skipped: newLayered[Skipped](nil),
-		open: map[string]*Document{},
+		open: map[string]*Document{}, idle: x.idle, fp: &lazyFingerprint{},
+		listed: state != StateIndexing, parsed: state != StateIndexing,
 	}
 	r.graph = &lazyGraph{src: r}
 	return r
@@ -279,14 +298,32 @@ func (x *Index) progress(p Progress) {
 	}
 }
 
-// runScan walks and loads a root, then publishes it, replays the disk
-// events that arrived meanwhile, and persists the cache.
+// runScan indexes a root in two passes. The first walks it and reads every
+// candidate once (classification, sha256, line count, word filter; the
+// extraction when the cache holds it) and publishes the root listed: every
+// file known and fingerprinted, which is all a build waits for. The second
+// parses the rest in the background on every core, pausing while a build
+// needs them, then publishes the root ready and persists the cache. Disk
+// events that arrive during the first pass are replayed after it.
 func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) {
 	x.progress(Progress{Kind: "begin", Root: root.URI})
-	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, cache.parseFunc(), sc)
+	ld := cache.loader()
+	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
+	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
 	// The end is reported after x.mu is released: the client's progress
 	// UI must never be waited for while holding the writer lock.
-	defer x.progress(Progress{Kind: "end", Root: root.URI, Done: len(files), Total: len(files), Percentage: 100})
+	total := len(files)
+	parsed := 0
+	defer func() {
+		x.progress(Progress{Kind: "end", Root: root.URI, Phase: "parsing", Done: parsed, Total: total, Percentage: 100})
+	}()
+	if ctx.Err() != nil {
+		return
+	}
+	if !x.publishListed(ctx, root, realDir, sc, files, skipped, err) {
+		return
+	}
+	parsed = x.parseAll(ctx, root, sc, files)
 	if ctx.Err() != nil {
 		return
 	}
@@ -295,9 +332,35 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 		x.mu.Unlock()
 		return
 	}
-	r := x.newRootSnapshot(root, realDir, StateReady)
+	delete(x.scans, root.Dir)
+	if r := x.rootByDir(root.Dir); r.state == StateIndexing {
+		b := r.edit()
+		b.r.state, b.r.parsed = StateReady, true
+		x.replaceRoot(b.done())
+	}
+	x.mu.Unlock()
+	hits, misses := cache.stats()
+	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses)
+	if err := cache.save(); err != nil {
+		x.log.Warn("saving the index cache failed", "err", err)
+	}
+}
+
+// publishListed publishes the root with the files of its first pass,
+// open documents applied and the disk events of the pass replayed. It
+// reports false when the scan is no longer the root's (cancelled,
+// replaced, root removed). A root that failed is published failed and the
+// scan ends there.
+func (x *Index) publishListed(ctx context.Context, root Root, realDir string, sc *scan, files []*File, skipped []Skipped, err error) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.rootByDir(root.Dir) == nil || x.scans[root.Dir] != sc {
+		return false
+	}
+	r := x.newRootSnapshot(root, realDir, StateIndexing)
+	r.listed = true
 	if err != nil {
-		r.state, r.err = StateFailed, errDetail(err)
+		r.state, r.err, r.parsed = StateFailed, errDetail(err), true
 		x.log.Warn("scanning workspace root failed", "root", root.URI, "err", r.err)
 	}
 	fm := make(map[string]*File, len(files))
@@ -311,7 +374,7 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 	r.files, r.skipped = newLayered(fm), newLayered(sm)
 	r = x.withOpenDocs(r)
 	pending := slices.Sorted(maps.Keys(sc.pending))
-	delete(x.scans, root.Dir)
+	sc.listed = true
 	if len(pending) > 0 {
 		b := r.edit()
 		for _, p := range pending {
@@ -319,18 +382,47 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 		}
 		r = b.done()
 	}
-	x.replaceRoot(r)
-	x.mu.Unlock()
-	hits, misses := cache.stats()
-	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses)
-	if err := cache.save(); err != nil {
-		x.log.Warn("saving the index cache failed", "err", err)
+	if err != nil {
+		delete(x.scans, root.Dir)
 	}
+	x.replaceRoot(r)
+	return err == nil
+}
+
+// parseAll runs the second pass of a scan: it parses every file of the
+// first pass whose extraction is unknown, on every core, waiting while a
+// build holds the idle gate. A build that needs a file first parses it
+// itself; the file's cell makes sure it is parsed once. It returns the
+// number of files done.
+func (x *Index) parseAll(ctx context.Context, root Root, sc *scan, files []*File) int {
+	total := len(files)
+	var next, done atomic.Int64
+	step := max(total/100, 1)
+	var wg sync.WaitGroup
+	for range min(x.opts.Workers, max(total, 1)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= total || ctx.Err() != nil {
+					return
+				}
+				x.idle.wait(ctx)
+				files[i].Syntax()
+				n := int(done.Add(1))
+				sc.parsed.Store(int64(n))
+				if n%step == 0 || n == total {
+					x.progress(Progress{Kind: "report", Root: root.URI, Phase: "parsing", Done: n, Total: total, Percentage: n * 100 / total})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return int(done.Load())
 }
 
 // scanDir walks root (or the subdirectory sub of it) and loads every
-// candidate file in parallel. The results are in path order.
-func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, checker *ignore.Checker, parse parseFunc, sc *scan) ([]*File, []Skipped, error) {
+// candidate file in parallel with ld. The results are in path order.
+func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, checker *ignore.Checker, ld loader, sc *scan) ([]*File, []Skipped, error) {
 	wr, err := walkFrom(ctx, realDir, sub, checker, x.opts.MaxFileSize, newLinkPolicy(realDir, x.opts.HardLinks))
 	if err != nil {
 		return nil, nil, err
@@ -353,13 +445,13 @@ func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, che
 				if i >= total || ctx.Err() != nil {
 					return
 				}
-				out[i], skips[i] = loadDisk(ctx, wr.files[i], x.opts.MaxFileSize, parse)
+				out[i], skips[i] = loadDisk(ctx, wr.files[i], x.opts.MaxFileSize, ld)
 				n := int(done.Add(1))
 				if sc != nil {
 					sc.loaded.Store(int64(n))
 				}
 				if sub == "" && (n%step == 0 || n == total) {
-					x.progress(Progress{Kind: "report", Root: root.URI, Done: n, Total: total, Percentage: n * 100 / total})
+					x.progress(Progress{Kind: "report", Root: root.URI, Phase: "listing", Done: n, Total: total, Percentage: n * 100 / total})
 				}
 			}
 		}()
@@ -412,7 +504,11 @@ func (x *Index) Status(withSkipped bool) Status {
 	x.mu.Lock()
 	progress := map[string]*ScanProgress{}
 	for dir, sc := range x.scans {
-		progress[dir] = &ScanProgress{Done: int(sc.loaded.Load()), Total: int(sc.total.Load())}
+		done := sc.loaded.Load()
+		if sc.listed {
+			done = sc.parsed.Load()
+		}
+		progress[dir] = &ScanProgress{Done: int(done), Total: int(sc.total.Load())}
 	}
 	s := x.Snapshot()
 	x.mu.Unlock()
@@ -469,7 +565,7 @@ func (x *Index) FilesChanged(ctx context.Context, uris []string) {
 			rescan[r.Root.Dir] = true
 			continue
 		}
-		if sc := x.scans[r.Root.Dir]; sc != nil {
+		if sc := x.scans[r.Root.Dir]; sc != nil && !sc.listed {
 			sc.pending[rel] = true
 			continue
 		}
@@ -556,7 +652,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 	}
 	if info.IsDir() {
 		b.removeTree(rel)
-		files, skipped, err := x.scanDir(ctx, b.r.Root, b.r.realDir, rel, x.checker(b.r), x.caches[b.r.Root.Dir].parseFunc(), nil)
+		files, skipped, err := x.scanDir(ctx, b.r.Root, b.r.realDir, rel, x.checker(b.r), x.caches[b.r.Root.Dir].loader(), nil)
 		if err != nil {
 			b.skip(Skipped{Path: rel + "/", Reason: SkipUnreadable, Detail: errDetail(err)})
 			return
@@ -587,7 +683,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 	} else {
 		c = candidate{rel: rel, abs: abs, links: b.r.links}
 	}
-	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].parseFunc())
+	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].loader())
 	if f != nil {
 		b.setFile(f)
 	} else {
@@ -637,7 +733,8 @@ func (r *RootSnapshot) edit() *rootEdit {
 	n := &RootSnapshot{
 		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err, links: r.links,
 		files: r.files, skipped: r.skipped,
-		open: maps.Clone(r.open),
+		open: maps.Clone(r.open), listed: r.listed, parsed: r.parsed, idle: r.idle,
+		fp: &lazyFingerprint{},
 	}
 	return &rootEdit{old: r, r: n, changed: map[string]bool{}}
 }

@@ -11,15 +11,33 @@ import (
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
 )
 
 // parseFunc is how the loader obtains a syntax.File for text; the index
 // puts the persistent cache in front of syntax.Parse.
 type parseFunc func(ctx context.Context, lang syntax.Language, sha string, text []byte) (*syntax.File, error)
 
-// loadText classifies, fingerprints and parses the bytes of one file. It
-// returns either the File or the reason it is skipped; never both.
-func loadText(ctx context.Context, rel string, data []byte, parse parseFunc) (*File, *Skipped) {
+// loader says how loaded files get their extraction.
+type loader struct {
+	// parse extracts a text, through the cache.
+	parse parseFunc
+	// cached returns the cache's extraction of (lang, sha) without
+	// parsing; nil without a cache.
+	cached func(lang syntax.Language, sha string) *syntax.File
+	// reread, when set, makes loading lazy: a file the cache does not
+	// hold is parsed on first need (see File.Syntax) from its bytes read
+	// again, which reread returns, or nil when they no longer match sha.
+	// A scan lists and fingerprints a whole tree this way before parsing
+	// any of it.
+	reread func(rel string, size int64, sha string) []byte
+}
+
+// loadText classifies, fingerprints and parses (or prepares to parse) the
+// bytes of one file, and keeps the word filter of its text for the
+// demand-driven builds' prefilter. It returns either the File or the
+// reason it is skipped; never both.
+func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *Skipped) {
 	cls := classify.Detect(data)
 	switch {
 	case cls.Binary:
@@ -39,21 +57,62 @@ func loadText(ctx context.Context, rel string, data []byte, parse parseFunc) (*F
 		SHA256:    hex.EncodeToString(sum[:]),
 		ByteSize:  int64(len(data)),
 		LineCount: classify.LineCount(text),
+		words:     words.NewFilter(text),
 	}
-	if f.Language != "" {
-		// A parse that fails (cancelled, or a grammar error) leaves the
-		// file indexed without symbols: its content is still valid
-		// context.
-		sf, _ := parse(ctx, f.Language, f.SHA256, text)
-		f.syn = parsedCell(sf)
+	if f.Language == "" {
+		return f, nil
 	}
+	if ld.cached != nil {
+		if sf := ld.cached(f.Language, f.SHA256); sf != nil {
+			f.syn = parsedCell(sf)
+			return f, nil
+		}
+	}
+	if ld.reread != nil {
+		lang, sha, size, enc := f.Language, f.SHA256, f.ByteSize, f.Encoding
+		f.syn = pendingCell(func() *syntax.File {
+			data := ld.reread(rel, size, sha)
+			if data == nil {
+				return nil
+			}
+			text, err := classify.Decode(data, enc)
+			if err != nil {
+				return nil
+			}
+			// Not the scan's context: a reader may need the parse
+			// after the scan that listed the file was cancelled.
+			sf, _ := ld.parse(context.Background(), lang, sha, text)
+			return sf
+		})
+		return f, nil
+	}
+	// A parse that fails (cancelled, or a grammar error) leaves the file
+	// indexed without symbols: its content is still valid context.
+	sf, _ := ld.parse(ctx, f.Language, f.SHA256, text)
+	f.syn = parsedCell(sf)
 	return f, nil
+}
+
+// rereader returns a loader.reread for the files of a root: the bytes
+// read again without leaving the root, when they still hash to sha.
+func rereader(realDir string, links *linkPolicy) func(rel string, size int64, sha string) []byte {
+	return func(rel string, size int64, sha string) []byte {
+		data, err := readCappedIn(realDir, rel, size, links)
+		if err != nil {
+			return nil
+		}
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != sha {
+			return nil
+		}
+		return data
+	}
 }
 
 // loadDisk reads one candidate from disk and loads it. The size cap is
 // checked again after the read because the file may have grown since the
 // walk saw it.
-func loadDisk(ctx context.Context, c candidate, maxSize int64, parse parseFunc) (*File, *Skipped) {
+func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File, *Skipped) {
 	data, err := c.read(maxSize)
 	if err != nil {
 		var sk *capError
@@ -67,7 +126,7 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, parse parseFunc) 
 		}
 		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
 	}
-	return loadText(ctx, c.rel, data, parse)
+	return loadText(ctx, c.rel, data, ld)
 }
 
 type capError struct{ size int64 }

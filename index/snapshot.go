@@ -108,6 +108,17 @@ func (s *Snapshot) Documents() *Overlays { return s.docs }
 // Document returns the open document with the given (normalized) URI.
 func (s *Snapshot) Document(uri string) (*Document, bool) { return s.docs.Get(uri) }
 
+// Listed reports whether every root's files are all known (the first pass
+// of every scan is done): what a build waits for.
+func (s *Snapshot) Listed() bool {
+	for _, r := range s.roots {
+		if !r.listed {
+			return false
+		}
+	}
+	return true
+}
+
 // State is StateIndexing while any root is still being scanned, else
 // StateReady (a failed root does not hold the others back).
 func (s *Snapshot) State() State {
@@ -180,9 +191,16 @@ type RootSnapshot struct {
 	open map[string]*Document
 
 	graph *lazyGraph
+	// listed: every file of the root is known, with its fingerprint (the
+	// first pass of a scan is done, or the root failed). parsed: every
+	// file's extraction is known too, so the relation graph costs no
+	// parse. A build waits for listed only (see Demand).
+	listed, parsed bool
+	// idle is the index's gate that pauses background parsing while a
+	// build needs the cores; nil for roots made outside an index.
+	idle *gate
 
-	fpOnce sync.Once
-	fp     string
+	fp *lazyFingerprint
 }
 
 // URIOf returns the file URI of a path of this root.
@@ -284,13 +302,13 @@ func (r *RootSnapshot) Graph() *relate.Graph { return r.graph.get() }
 // Fingerprint is the root's part of project_index_fingerprint: sha256 over
 // the format version and the sorted (path, sha256) list.
 func (r *RootSnapshot) Fingerprint() string {
-	r.fpOnce.Do(func() {
+	r.fp.once.Do(func() {
 		h := sha256.New()
 		fmt.Fprintf(h, "ctxd-index\x00%d\n", FormatVersion)
 		r.hashFiles(h)
-		r.fp = hex.EncodeToString(h.Sum(nil))
+		r.fp.fp = hex.EncodeToString(h.Sum(nil))
 	})
-	return r.fp
+	return r.fp.fp
 }
 
 func (r *RootSnapshot) hashFiles(h hash.Hash) {

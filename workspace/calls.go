@@ -38,7 +38,9 @@ func runBuild[T any](ctx context.Context, s *Service, c Caller, command string, 
 		}, start)
 	}
 	c.ready()
-	snap, err := s.index.Wait(ctx)
+	// A build waits for the folder's files to be listed, not parsed: it
+	// parses what it needs itself (index.Demand).
+	snap, err := s.index.WaitListed(ctx)
 	if err != nil {
 		return nil, s.failed(command, err, start)
 	}

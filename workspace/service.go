@@ -134,11 +134,12 @@ type IndexError struct{ Dir, Detail string }
 func (e *IndexError) Error() string { return fmt.Sprintf("indexing %s failed: %s", e.Dir, e.Detail) }
 
 // OpenFolder is how a one-shot front end (the CLI) works on one folder:
-// it makes dir the only root, waits for its initial scan and fails when
-// the folder could not be indexed.
+// it makes dir the only root, waits until its files are listed (a build
+// parses what it needs; the rest is parsed in the background until the
+// service closes) and fails when the folder could not be indexed.
 func (s *Service) OpenFolder(ctx context.Context, dir, name string) (*index.Snapshot, error) {
 	s.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: name, Dir: dir}})
-	snap, err := s.index.Wait(ctx)
+	snap, err := s.index.WaitListed(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +162,9 @@ func (s *Service) buildOptions() contextbuilder.Options {
 		Tokens:    s.tokens,
 		Scans:     s.scans,
 		Redactor:  s.redactor,
+		OnDemand: func(files, runs int) {
+			s.log.Info("built before the folder was parsed: parsed what the build needed", "files", files, "runs", runs)
+		},
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			s.log.Info("refreshing files changed on disk since indexing", "files", len(uris))
 			s.index.FilesChanged(ctx, uris)

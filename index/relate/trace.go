@@ -105,18 +105,21 @@ func (v *view) need(k NeedKind, key string) {
 	}
 }
 
-// Candidates returns the paths, among paths (every file of the root,
-// sorted), whose contribution can answer lookup n: a superset, never
-// missing one. mayContain(p, ws) must report true whenever file p's text
-// holds every word of ws (a prefilter may say true more often).
-func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, ws []string) bool) []string {
+// Candidates returns the paths, among paths, whose contribution can answer
+// lookup n: a superset, never missing one. mayContain(p, k) must report
+// true whenever file p's text holds every word of k (a prefilter may say
+// true more often).
+func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k words.Key) bool) []string {
 	if n.Kind == NeedFile {
-		return []string{n.Key}
+		if slices.Contains(paths, n.Key) {
+			return []string{n.Key}
+		}
+		return nil
 	}
 	admits := g.admitter(n)
 	var out []string
 	for _, p := range paths {
-		if admits(p, func(ws []string) bool { return mayContain(p, ws) }) {
+		if admits(p, func(k words.Key) bool { return mayContain(p, k) }) {
 			out = append(out, p)
 		}
 	}
@@ -126,37 +129,41 @@ func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, ws 
 // admitter returns the test of Candidates for one lookup: whether the
 // file at p, whose text may hold a list of words as may says, can
 // contribute to it.
-func (g *Graph) admitter(n Need) func(p string, may func([]string) bool) bool {
+func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 	switch n.Kind {
 	case NeedFile:
-		return func(p string, _ func([]string) bool) bool { return p == n.Key }
+		return func(p string, _ func(words.Key) bool) bool { return p == n.Key }
 	case NeedRef, NeedSym, NeedBaseUse, NeedJavaPkg, NeedNamespace:
-		ws := words.Split(n.Key)
+		ws := words.KeyOf(words.Split(n.Key))
 		if len(ws) == 0 {
-			return func(string, func([]string) bool) bool { return true }
+			return func(string, func(words.Key) bool) bool { return true }
 		}
-		return func(_ string, may func([]string) bool) bool { return may(ws) }
+		return func(_ string, may func(words.Key) bool) bool { return may(ws) }
 	case NeedGoDir:
-		return func(p string, _ func([]string) bool) bool {
+		return func(p string, _ func(words.Key) bool) bool {
 			return dirOf(p) == n.Key && syntax.FamilyForPath(p) == syntax.FamilyGo
 		}
 	case NeedProject:
-		return func(p string, _ func([]string) bool) bool {
+		return func(p string, _ func(words.Key) bool) bool {
 			return dirOf(p) == n.Key && (strings.HasSuffix(p, ".csproj") || strings.HasSuffix(p, ".sln"))
 		}
 	case NeedReg:
-		alts, under, ok := g.regWords(n.Key)
+		ws, under, ok := g.regWords(n.Key)
 		if !ok {
-			return func(string, func([]string) bool) bool { return true }
+			return func(string, func(words.Key) bool) bool { return true }
 		}
-		return func(p string, may func([]string) bool) bool {
+		alts := make([]words.Key, len(ws))
+		for i, w := range ws {
+			alts[i] = words.KeyOf(w)
+		}
+		return func(p string, may func(words.Key) bool) bool {
 			if under != nil && under(p) {
 				return true
 			}
 			return slices.ContainsFunc(alts, may)
 		}
 	}
-	return func(string, func([]string) bool) bool { return true }
+	return func(string, func(words.Key) bool) bool { return true }
 }
 
 // regWords says which files may register an import request under key:

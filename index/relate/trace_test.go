@@ -54,7 +54,7 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 			}
 		}
 		for _, n := range needs {
-			if !g.admitter(n)(f.path, filter.MayContain) {
+			if !g.admitter(n)(f.path, filter.MayContainKey) {
 				t.Errorf("%s contributes to lookup %v %q but is not among its candidates", f.path, n.Kind, n.Key)
 			}
 		}

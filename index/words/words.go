@@ -65,13 +65,21 @@ type Filter struct {
 	bits []uint64 // a power of two of bits
 }
 
-// hash is FNV-1a over the word; two probes come from its halves.
+// hash is FNV-1a over the word, finished with MurmurHash3's 64-bit mix:
+// FNV's low bits depend only on the low bits of its state, and the two
+// probes come from the low and the high half. A fixed function, not
+// hash/maphash, because filters are persisted across processes.
 func hash(w []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range w {
 		h ^= uint64(c)
 		h *= 1099511628211
 	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
 	return h
 }
 
@@ -80,11 +88,10 @@ func NewFilter(text []byte) *Filter {
 	n := 0
 	Each(text, func([]byte) { n++ })
 	// Repeats are most of a source file's words (about four in five):
-	// four bits per occurrence, about twenty per distinct word, keep false
-	// positives near one percent with two probes, at half a byte per
-	// byte of text at most.
+	// eight bits per occurrence, about forty per distinct word, keep false
+	// positives near one percent with two probes in one block.
 	size := 64
-	for size < 4*n && size < 1<<20 {
+	for size < 8*n && size < 1<<21 {
 		size <<= 1
 	}
 	f := &Filter{bits: make([]uint64, size/64)}
@@ -92,27 +99,48 @@ func NewFilter(text []byte) *Filter {
 	return f
 }
 
+// The filter is blocked: both probes of a word fall in one 64-bit word of
+// the filter, chosen by the hash's high bits, so a test costs one memory
+// access. A demand-driven build tests thousands of names against
+// thousands of files.
+func (f *Filter) mask(h uint64) (int, uint64) {
+	i := int(h>>40) & (len(f.bits) - 1)
+	return i, 1<<(h&63) | 1<<(h>>6&63)
+}
+
 func (f *Filter) add(h uint64) {
-	mask := uint64(len(f.bits)*64 - 1)
-	a, b := h&mask, (h>>32|h<<32)&mask
-	f.bits[a/64] |= 1 << (a % 64)
-	f.bits[b/64] |= 1 << (b % 64)
+	i, m := f.mask(h)
+	f.bits[i] |= m
 }
 
 func (f *Filter) has(h uint64) bool {
-	mask := uint64(len(f.bits)*64 - 1)
-	a, b := h&mask, (h>>32|h<<32)&mask
-	return f.bits[a/64]&(1<<(a%64)) != 0 && f.bits[b/64]&(1<<(b%64)) != 0
+	i, m := f.mask(h)
+	return f.bits[i]&m == m
+}
+
+// Key is a list of words prepared for testing many filters.
+type Key []uint64
+
+// KeyOf prepares the words ws.
+func KeyOf(ws []string) Key {
+	k := make(Key, len(ws))
+	for i, w := range ws {
+		k[i] = hash([]byte(w))
+	}
+	return k
 }
 
 // MayContain reports whether every word of ws may occur in the text; a
 // nil Filter (text never seen) may contain anything.
-func (f *Filter) MayContain(ws []string) bool {
+func (f *Filter) MayContain(ws []string) bool { return f.MayContainKey(KeyOf(ws)) }
+
+// MayContainKey is MayContain of prepared words.
+func (f *Filter) MayContainKey(k Key) bool {
 	if f == nil {
 		return true
 	}
-	for _, w := range ws {
-		if !f.has(hash([]byte(w))) {
+	for _, h := range k {
+		if !f.has(h) {
 			return false
 		}
 	}

@@ -1,0 +1,220 @@
+package index
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxd/ctxd/index/relate"
+	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
+)
+
+// gate pauses the background parse while builds run: a build needs the
+// cores for itself, and its own parses come first.
+type gate struct {
+	mu      sync.Mutex
+	holders int
+	open    chan struct{} // closed while holders == 0
+}
+
+func newGate() *gate {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+// hold closes the gate until the returned release is called (once).
+func (g *gate) hold() (release func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.mu.Lock()
+	if g.holders == 0 {
+		g.open = make(chan struct{})
+	}
+	g.holders++
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.holders--
+			if g.holders == 0 {
+				close(g.open)
+			}
+			g.mu.Unlock()
+		})
+	}
+}
+
+// wait returns when the gate is open or ctx ends.
+func (g *gate) wait(ctx context.Context) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	ch := g.open
+	g.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// Demand is one build's view of a root whose files are listed but not all
+// parsed yet (see [RootSnapshot.Demand]). It holds the demand set: the
+// files the build has needed so far, parsed. Its [Demand.Root] answers
+// like the root itself, except that the relation graph is built from the
+// demand set only and records every lookup of the build's queries; a
+// build runs, then calls [Demand.Grow], which parses the files that could
+// answer a lookup (by path and by the word prefilter) and are missing, and
+// runs again until Grow finds none missing. The last run answered every
+// lookup as the whole root's graph would: its output is byte for byte the
+// output of the same build once the root is parsed.
+//
+// A Demand is used by one goroutine. Close it: while it is open the
+// index's background parse waits.
+type Demand struct {
+	root    *RootSnapshot
+	have    map[string]bool
+	checked map[relate.Need]bool
+	trace   *relate.Trace
+	graph   *relate.Graph
+	view    *RootSnapshot
+	release func()
+	runs    int
+}
+
+// Demand returns a demand-driven view of the root for one build, or nil
+// when the root needs none: its files are all parsed, or not yet listed.
+// Open documents are in the demand set from the start.
+func (r *RootSnapshot) Demand() *Demand {
+	if r == nil || r.parsed || !r.listed {
+		return nil
+	}
+	d := &Demand{root: r, have: map[string]bool{}, checked: map[relate.Need]bool{}, trace: relate.NewTrace(), release: r.idle.hold()}
+	for rel := range r.open {
+		d.have[rel] = true
+	}
+	d.graph = relate.BuildTraced(d.source(), d.trace)
+	d.view = r.withGraph(d.graph)
+	return d
+}
+
+// Root returns the root as the build's next run sees it.
+func (d *Demand) Root() *RootSnapshot { return d.view }
+
+// Files returns the size of the demand set.
+func (d *Demand) Files() int { return len(d.have) }
+
+// Runs returns how many times Grow was called.
+func (d *Demand) Runs() int { return d.runs }
+
+// Close lets the background parse go on.
+func (d *Demand) Close() { d.release() }
+
+// Grow adds to the demand set the files that could answer the lookups of
+// the last run and are not in it, parsing them on every core, and reports
+// whether there were any: false means the last run is the build of the
+// complete index.
+func (d *Demand) Grow(ctx context.Context) (bool, error) {
+	d.runs++
+	// Only the files outside the demand set can be missing.
+	rest := make([]string, 0, len(d.root.Paths())-len(d.have))
+	filters := make(map[string]*words.Filter, cap(rest))
+	for _, p := range d.root.Paths() {
+		if !d.have[p] {
+			rest = append(rest, p)
+			f, _ := d.root.files.Get(p)
+			filters[p] = f.words
+		}
+	}
+	may := func(p string, k words.Key) bool { return filters[p].MayContainKey(k) }
+	missing := map[string]bool{}
+	for _, n := range d.trace.Needs() {
+		if d.checked[n] {
+			continue
+		}
+		d.checked[n] = true
+		for _, p := range d.graph.Candidates(n, rest, may) {
+			missing[p] = true
+		}
+	}
+	if len(missing) == 0 {
+		return false, nil
+	}
+	add := slices.Sorted(func(yield func(string) bool) {
+		for p := range missing {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	if err := d.root.parse(ctx, add); err != nil {
+		return false, err
+	}
+	for _, p := range add {
+		d.have[p] = true
+	}
+	d.graph = d.graph.UpdateTraced(d.source(), add, d.trace)
+	d.view = d.root.withGraph(d.graph)
+	return true, nil
+}
+
+// parse makes sure the files at paths are parsed, on every core.
+func (r *RootSnapshot) parse(ctx context.Context, paths []string) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) || ctx.Err() != nil {
+					return
+				}
+				if f, ok := r.files.Get(paths[i]); ok {
+					f.Syntax()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// source is the relate.Source of the demand set: every path of the root,
+// the extractions of the demand set's files only.
+func (d *Demand) source() relate.Source { return &demandSource{r: d.root, have: d.have} }
+
+type demandSource struct {
+	r    *RootSnapshot
+	have map[string]bool
+}
+
+func (s *demandSource) Paths() []string { return s.r.Paths() }
+
+func (s *demandSource) Syntax(p string) *syntax.File {
+	if !s.have[p] {
+		return nil
+	}
+	return s.r.Syntax(p)
+}
+
+func (s *demandSource) Content(p string) ([]byte, bool) { return s.r.Content(p) }
+
+// withGraph returns the root with g as its relation graph.
+func (r *RootSnapshot) withGraph(g *relate.Graph) *RootSnapshot {
+	return &RootSnapshot{
+		Root: r.Root, realDir: r.realDir, state: r.state, err: r.err, links: r.links,
+		files: r.files, skipped: r.skipped, open: r.open,
+		graph: &lazyGraph{g: g}, listed: r.listed, parsed: r.parsed, idle: r.idle, fp: r.fp,
+	}
+}
+
+// PauseParsing holds the background parse until resume is called, as a
+// running build does: for tests that build on a listed, unparsed folder,
+// and for callers that need the cores for a while.
+func (x *Index) PauseParsing() (resume func()) { return x.idle.hold() }
