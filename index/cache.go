@@ -1,19 +1,28 @@
 package index
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
 )
 
 // cacheMagic starts every cache file; a file without it is foreign.
@@ -55,7 +64,29 @@ type cacheFile struct {
 	Format  int
 	Root    string
 	Entries []cacheEntry
+	// Paths are the files of the last scan as the walk saw them, so
+	// that the next scan trusts an unchanged file without reading it.
+	Paths []pathRecord
 }
+
+// pathRecord is what a scan learned of one file, with the stat that
+// vouches for it.
+type pathRecord struct {
+	Path      string
+	Size      int64
+	ModTimeNs int64
+	ID        uint64 // inode, 0 when unknown
+	SHA       string
+	Encoding  classify.Encoding
+	Lines     int
+	Words     []uint64
+}
+
+// racyWindow is how recent a file's modification may be, relative to the
+// moment its record was saved, for the record to be doubted: a file
+// written again within the same clock tick keeps its size and time
+// (git's "racy clean" problem), so such a file is read and hashed.
+const racyWindow = 2 * time.Second
 
 // rootCache persists the extraction results of one workspace root between
 // runs, keyed by content hash, so a restart re-parses only changed files.
@@ -73,6 +104,12 @@ type rootCache struct {
 	dirty bool
 	hits  int
 	miss  int
+	// oldPaths are the records loaded, savedNs when they were saved;
+	// paths the records of this run.
+	oldPaths map[string]*pathRecord
+	savedNs  int64
+	paths    map[string]*pathRecord
+	trusted  int
 }
 
 // openRootCache loads the cache of the root realDir from base ("" means
@@ -97,30 +134,43 @@ func openRootCache(base, realDir string, log *slog.Logger) *rootCache {
 		path: filepath.Join(base, "index", fmt.Sprintf("v%d", FormatVersion), hex.EncodeToString(sum[:16])+".cache"),
 		root: realDir, log: log,
 		old: map[cacheKey]*syntax.File{}, used: map[cacheKey]*syntax.File{},
+		oldPaths: map[string]*pathRecord{}, paths: map[string]*pathRecord{},
 	}
 	if err := c.load(); err != nil && !errors.Is(err, os.ErrNotExist) {
 		log.Warn("index cache discarded", "err", err)
-		c.old = map[cacheKey]*syntax.File{}
+		c.old, c.oldPaths = map[cacheKey]*syntax.File{}, map[string]*pathRecord{}
 	}
 	return c
 }
 
 func (c *rootCache) load() error {
-	data, err := os.ReadFile(c.path)
+	fh, err := os.Open(c.path)
 	if err != nil {
 		return err
 	}
-	payload, ok := bytes.CutPrefix(data, []byte(cacheMagic))
-	if !ok || len(payload) < sha256.Size {
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	// Decoded as it is read, through the checksum: the file's bytes are
+	// never held whole next to what they decode to.
+	br := bufio.NewReaderSize(fh, 1<<16)
+	head := make([]byte, len(cacheMagic)+sha256.Size)
+	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(cacheMagic)]) != cacheMagic {
 		return fmt.Errorf("reading %s: not a ctxd index cache", c.path)
 	}
-	want, payload := payload[:sha256.Size], payload[sha256.Size:]
-	if got := sha256.Sum256(payload); !bytes.Equal(got[:], want) {
-		return fmt.Errorf("reading %s: checksum mismatch", c.path)
-	}
+	want := head[len(cacheMagic):]
+	h := sha256.New()
 	var cf cacheFile
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&cf); err != nil {
+	if err := gob.NewDecoder(io.TeeReader(br, h)).Decode(&cf); err != nil {
 		return fmt.Errorf("decoding %s: %w", c.path, err)
+	}
+	if _, err := io.Copy(h, br); err != nil {
+		return fmt.Errorf("reading %s: %w", c.path, err)
+	}
+	if !bytes.Equal(h.Sum(nil), want) {
+		return fmt.Errorf("reading %s: checksum mismatch", c.path)
 	}
 	if cf.Format != FormatVersion || cf.Root != c.root {
 		return fmt.Errorf("reading %s: cache of another root or format", c.path)
@@ -131,7 +181,46 @@ func (c *rootCache) load() error {
 		}
 		c.old[cacheKey{e.Lang, e.SHA}] = e.File
 	}
+	for i := range cf.Paths {
+		c.oldPaths[cf.Paths[i].Path] = &cf.Paths[i]
+	}
+	c.savedNs = info.ModTime().UnixNano()
 	return nil
+}
+
+// known returns the file rel as recorded when the walk's stat matches
+// its record and the file was not modified within racyWindow of the
+// record's save; nil otherwise (the file is read and hashed).
+func (c *rootCache) known(rel string, info fs.FileInfo) *File {
+	c.mu.Lock()
+	rec := c.oldPaths[rel]
+	c.mu.Unlock()
+	mt := info.ModTime().UnixNano()
+	if rec == nil || rec.Size != info.Size() || rec.ModTimeNs != mt || rec.ID != fileID(info) || mt >= c.savedNs-int64(racyWindow) {
+		return nil
+	}
+	w := words.FromWords(rec.Words)
+	if w == nil {
+		return nil
+	}
+	c.mu.Lock()
+	c.paths[rel] = rec
+	c.trusted++
+	c.mu.Unlock()
+	return &File{
+		Path: rel, Language: syntax.LanguageForPath(rel), Encoding: rec.Encoding,
+		SHA256: rec.SHA, ByteSize: rec.Size, LineCount: rec.Lines, words: w,
+	}
+}
+
+// remember records a file read from disk.
+func (c *rootCache) remember(rel string, info fs.FileInfo, f *File) {
+	rec := &pathRecord{Path: rel, Size: f.ByteSize, ModTimeNs: info.ModTime().UnixNano(), ID: fileID(info),
+		SHA: f.SHA256, Encoding: f.Encoding, Lines: f.LineCount, Words: f.words.Words()}
+	c.mu.Lock()
+	c.paths[rel] = rec
+	c.dirty = true
+	c.mu.Unlock()
 }
 
 // parseFunc returns a parse function that consults the cache first.
@@ -172,7 +261,7 @@ func (c *rootCache) parseFunc() parseFunc {
 func (c *rootCache) loader() loader {
 	ld := loader{parse: c.parseFunc()}
 	if c != nil {
-		ld.cached = c.lookup
+		ld.cached, ld.known, ld.remember = c.lookup, c.known, c.remember
 	}
 	return ld
 }
@@ -194,31 +283,37 @@ func (c *rootCache) lookup(lang syntax.Language, sha string) *syntax.File {
 	return f
 }
 
-// stats returns the hits and misses of this run.
-func (c *rootCache) stats() (hits, misses int) {
+// stats returns the hits and misses of this run, and the files trusted
+// from their records without being read.
+func (c *rootCache) stats() (hits, misses, trusted int) {
 	if c == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.hits, c.miss
+	return c.hits, c.miss, c.trusted
 }
 
 // save writes the entries used in this run (dropping the ones no file
-// needs any more) when anything changed, atomically: a crash leaves the old
-// file or the new one, never half of one.
+// needs any more) and the path records, when anything changed,
+// atomically: a crash leaves the old file or the new one, never half of
+// one. It encodes straight into the file through the checksum, so saving
+// never holds a second copy of the cache in memory.
 func (c *rootCache) save() error {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
-	if !c.dirty && len(c.used) == len(c.old) {
+	if !c.dirty && len(c.used) == len(c.old) && len(c.paths) == len(c.oldPaths) {
 		c.mu.Unlock()
 		return nil
 	}
-	cf := cacheFile{Format: FormatVersion, Root: c.root, Entries: make([]cacheEntry, 0, len(c.used))}
+	cf := cacheFile{Format: FormatVersion, Root: c.root, Entries: make([]cacheEntry, 0, len(c.used)), Paths: make([]pathRecord, 0, len(c.paths))}
 	for k, f := range c.used {
 		cf.Entries = append(cf.Entries, cacheEntry{Lang: k.Lang, SHA: k.SHA, File: f})
+	}
+	for _, r := range c.paths {
+		cf.Paths = append(cf.Paths, *r)
 	}
 	c.old, c.dirty = c.used, false
 	c.used = make(map[cacheKey]*syntax.File, len(c.old))
@@ -226,12 +321,12 @@ func (c *rootCache) save() error {
 		c.used[k] = v
 	}
 	c.mu.Unlock()
+	// Sorted, so that the same index saves the same bytes.
+	slices.SortFunc(cf.Entries, func(a, b cacheEntry) int {
+		return cmp.Or(strings.Compare(string(a.Lang), string(b.Lang)), strings.Compare(a.SHA, b.SHA))
+	})
+	slices.SortFunc(cf.Paths, func(a, b pathRecord) int { return strings.Compare(a.Path, b.Path) })
 
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&cf); err != nil {
-		return fmt.Errorf("encoding index cache: %w", err)
-	}
-	sum := sha256.Sum256(buf.Bytes())
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("creating cache directory: %w", err)
 	}
@@ -240,11 +335,9 @@ func (c *rootCache) save() error {
 		return fmt.Errorf("writing index cache: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	for _, part := range [][]byte{[]byte(cacheMagic), sum[:], buf.Bytes()} {
-		if _, err := tmp.Write(part); err != nil {
-			tmp.Close()
-			return fmt.Errorf("writing index cache: %w", err)
-		}
+	if err := writeCache(tmp, &cf); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing index cache: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing index cache: %w", err)
@@ -253,4 +346,25 @@ func (c *rootCache) save() error {
 		return fmt.Errorf("writing index cache: %w", err)
 	}
 	return nil
+}
+
+// writeCache writes the magic, a checksum placeholder and the encoded
+// cache, then the checksum in its place.
+func writeCache(f *os.File, cf *cacheFile) error {
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if _, err := bw.WriteString(cacheMagic); err != nil {
+		return err
+	}
+	if _, err := bw.Write(make([]byte, sha256.Size)); err != nil {
+		return err
+	}
+	h := sha256.New()
+	if err := gob.NewEncoder(io.MultiWriter(bw, h)).Encode(cf); err != nil {
+		return fmt.Errorf("encoding: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := f.WriteAt(h.Sum(nil), int64(len(cacheMagic)))
+	return err
 }

@@ -339,8 +339,8 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 		x.replaceRoot(b.done())
 	}
 	x.mu.Unlock()
-	hits, misses := cache.stats()
-	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses)
+	hits, misses, trusted := cache.stats()
+	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses, "unchanged_unread", trusted)
 	if err := cache.save(); err != nil {
 		x.log.Warn("saving the index cache failed", "err", err)
 	}

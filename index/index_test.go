@@ -405,7 +405,7 @@ func TestCachePersistsAndRejectsCorruption(t *testing.T) {
 	if _, err := x2.Wait(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	hits, misses := x2.caches[dir].stats()
+	hits, misses, _ := x2.caches[dir].stats()
 	x2.Close()
 	if hits != 2 || misses != 0 {
 		t.Errorf("warm start: %d hits, %d parses; want 2 and 0", hits, misses)
@@ -421,6 +421,56 @@ func TestCachePersistsAndRejectsCorruption(t *testing.T) {
 	// A cache dir inside the workspace is refused.
 	if c := openRootCache(filepath.Join(dir, "cache"), dir, nil); c != nil {
 		t.Error("cache inside the workspace accepted")
+	}
+}
+
+// TestCacheTrustsUnchangedFiles: a file whose size, modification time
+// and inode match its record, and which was not modified within the racy
+// window of the record's save, is not read again; a changed file is, and
+// the index equals a fresh scan either way.
+func TestCacheTrustsUnchangedFiles(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc A() {}\n-- b.py --\ndef b():\n    pass\n-- notes.txt --\nhello\n")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"a.go", "b.py", "notes.txt"} {
+		if err := os.Chtimes(filepath.Join(dir, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cacheDir := t.TempDir()
+	start := func() (*Index, *RootSnapshot) {
+		x := New(Options{CacheDir: cacheDir})
+		x.SetRoots([]Root{{URI: PathToURI(dir), Dir: dir}})
+		snap, err := x.Wait(testCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x, snap.Roots()[0]
+	}
+	x1, r1 := start()
+	x1.Close()
+	x2, r2 := start()
+	_, _, trusted := x2.caches[dir].stats()
+	x2.Close()
+	if trusted != 3 {
+		t.Errorf("warm start trusted %d files, want 3", trusted)
+	}
+	if r1.Fingerprint() != r2.Fingerprint() || names(mustFile(t, r2, "a.go")) != "A" {
+		t.Errorf("warm start differs: fingerprint %s vs %s, a.go symbols %q", r1.Fingerprint(), r2.Fingerprint(), names(mustFile(t, r2, "a.go")))
+	}
+	// A change of size is seen, whatever the time says.
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc B() {}\nfunc C() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(dir, "a.go"), old, old)
+	x3, r3 := start()
+	_, _, trusted = x3.caches[dir].stats()
+	x3.Close()
+	if trusted != 2 || names(mustFile(t, r3, "a.go")) != "B,C" {
+		t.Errorf("after a change: trusted %d (want 2), a.go symbols %q (want B,C)", trusted, names(mustFile(t, r3, "a.go")))
+	}
+	_, fresh := indexDir(t, dir, Options{CacheDir: "off"})
+	if fresh.Fingerprint() != r3.Fingerprint() {
+		t.Error("the warm index differs from a fresh scan")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/ctxd/ctxd/index/classify"
@@ -31,6 +32,13 @@ type loader struct {
 	// A scan lists and fingerprints a whole tree this way before parsing
 	// any of it.
 	reread func(rel string, size int64, sha string) []byte
+	// known returns the file as the cache recorded it when the walk's
+	// stat of it matches the record (size, modification time, inode):
+	// an unchanged file is neither read nor hashed again. nil without a
+	// cache or a match.
+	known func(rel string, info fs.FileInfo) *File
+	// remember records a file read from disk for the next run's known.
+	remember func(rel string, info fs.FileInfo, f *File)
 }
 
 // loadText classifies, fingerprints and parses (or prepares to parse) the
@@ -69,21 +77,7 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 		}
 	}
 	if ld.reread != nil {
-		lang, sha, size, enc := f.Language, f.SHA256, f.ByteSize, f.Encoding
-		f.syn = pendingCell(func() *syntax.File {
-			data := ld.reread(rel, size, sha)
-			if data == nil {
-				return nil
-			}
-			text, err := classify.Decode(data, enc)
-			if err != nil {
-				return nil
-			}
-			// Not the scan's context: a reader may need the parse
-			// after the scan that listed the file was cancelled.
-			sf, _ := ld.parse(context.Background(), lang, sha, text)
-			return sf
-		})
+		f.syn = ld.lazy(rel, f)
 		return f, nil
 	}
 	// A parse that fails (cancelled, or a grammar error) leaves the file
@@ -91,6 +85,36 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 	sf, _ := ld.parse(ctx, f.Language, f.SHA256, text)
 	f.syn = parsedCell(sf)
 	return f, nil
+}
+
+// lazy returns the pending extraction of f: its bytes read again, checked
+// against its sha256, decoded and parsed through the cache, on first need.
+// It is the cached extraction at once when the cache holds it. Callers
+// have set reread.
+func (ld loader) lazy(rel string, f *File) *syntaxCell {
+	lang, sha, size, enc := f.Language, f.SHA256, f.ByteSize, f.Encoding
+	if ld.cached != nil {
+		if sf := ld.cached(lang, sha); sf != nil {
+			return parsedCell(sf)
+		}
+	}
+	if ld.reread == nil {
+		return parsedCell(nil)
+	}
+	return pendingCell(func() *syntax.File {
+		data := ld.reread(rel, size, sha)
+		if data == nil {
+			return nil
+		}
+		text, err := classify.Decode(data, enc)
+		if err != nil {
+			return nil
+		}
+		// Not the scan's context: a reader may need the parse after
+		// the scan that listed the file was cancelled.
+		sf, _ := ld.parse(context.Background(), lang, sha, text)
+		return sf
+	})
 }
 
 // rereader returns a loader.reread for the files of a root: the bytes
@@ -113,6 +137,16 @@ func rereader(realDir string, links *linkPolicy) func(rel string, size int64, sh
 // checked again after the read because the file may have grown since the
 // walk saw it.
 func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File, *Skipped) {
+	// Only a scan (lazy loading) trusts records: an eager load has the
+	// bytes to parse at hand only when it reads them.
+	if c.info != nil && ld.known != nil && ld.reread != nil {
+		if f := ld.known(c.rel, c.info); f != nil {
+			if f.syn == nil && f.Language != "" {
+				f.syn = ld.lazy(c.rel, f)
+			}
+			return f, nil
+		}
+	}
 	data, err := c.read(maxSize)
 	if err != nil {
 		var sk *capError
@@ -126,7 +160,11 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File
 		}
 		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
 	}
-	return loadText(ctx, c.rel, data, ld)
+	f, s := loadText(ctx, c.rel, data, ld)
+	if f != nil && c.info != nil && ld.remember != nil && int64(len(data)) == c.info.Size() {
+		ld.remember(c.rel, c.info, f)
+	}
+	return f, s
 }
 
 type capError struct{ size int64 }

@@ -15,3 +15,13 @@ func linkCount(info fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// fileID is the inode number of a file, which with its size and
+// modification time tells the cache a file is unchanged; 0 when the
+// system does not say.
+func fileID(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}

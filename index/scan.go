@@ -21,6 +21,9 @@ type candidate struct {
 	// links says whether the root allows files with several hard links;
 	// nil allows none.
 	links *linkPolicy
+	// info is what the walk saw of the file (the link's target for a
+	// link), for the cache's check of unchanged files; nil when unknown.
+	info fs.FileInfo
 }
 
 // read reads the candidate, refusing a regular file with more than one
@@ -106,7 +109,7 @@ func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker,
 					res.skipped = append(res.skipped, tooLarge(rel, info.Size(), maxSize))
 					continue
 				}
-				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name()), links: links})
+				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name()), links: links, info: info})
 			default:
 				// Sockets, devices and pipes are never read: a read could block.
 				res.skipped = append(res.skipped, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
@@ -181,7 +184,7 @@ func resolveLinkWith(realDir, rel string, checker *ignore.Checker, maxSize int64
 	if info.Size() > maxSize {
 		return candidate{}, tooLarge(rel, info.Size(), maxSize), false
 	}
-	return candidate{rel: rel, abs: target, links: links}, Skipped{}, true
+	return candidate{rel: rel, abs: target, links: links, info: info}, Skipped{}, true
 }
 
 // within reports whether abs lies inside dir (both real, absolute paths)
