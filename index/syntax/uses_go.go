@@ -104,7 +104,9 @@ func goConstraint(src []byte) string {
 		case t == "":
 		case strings.HasPrefix(t, "//"):
 			if constraint.IsGoBuild(t) {
-				return strings.TrimSpace(strings.TrimPrefix(t, "//go:build"))
+				// A copy: a substring would keep the whole file's
+				// text alive for as long as the extraction lives.
+				return strings.Clone(strings.TrimSpace(strings.TrimPrefix(t, "//go:build")))
 			}
 		case strings.HasPrefix(t, "/*"):
 			end := strings.Index(line, "*/")
