@@ -26,17 +26,22 @@ type indexOpts struct {
 
 func indexFlags(fs *flag.FlagSet) indexOpts {
 	def := os.Getenv("CTXD_CACHE_DIR")
-	// The help names the directory an empty value means, so that people
-	// know where the persisted index is (and what to delete).
-	userCache := "os.UserCacheDir()/ctxd"
-	if base, err := os.UserCacheDir(); err == nil {
-		userCache = filepath.Join(base, "ctxd")
-	}
 	return indexOpts{
 		cacheDir: fs.String("cache-dir", def, "directory where the index persists between runs, so that unchanged files are not parsed again; "+
-			"empty means the user cache directory ("+userCache+"), \"off\" disables the cache (default $CTXD_CACHE_DIR, else empty)"),
+			"empty means "+userCacheDir()+", \"off\" disables the cache (default $CTXD_CACHE_DIR, else empty)"),
 		maxFileSize: fs.Int64("max-file-size", index.DefaultMaxFileSize, "files larger than this many bytes are skipped as too_large"),
 	}
+}
+
+// userCacheDir is the directory an empty --cache-dir means (the index's
+// own default), for the help: people should know where the persisted index
+// is, and what to delete.
+func userCacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "the user cache directory"
+	}
+	return "the user cache directory (" + filepath.Join(base, "ctxd") + ")"
 }
 
 func (o indexOpts) options() index.Options {
