@@ -53,8 +53,26 @@ type progressParams struct {
 	Value any    `json:"value"`
 }
 
+// progressBegin and progressReport are the begin and report values. They
+// are ctxd's own rather than go.lsp.dev/protocol's because those omit a
+// zero percentage, and a begin without one tells the client the progress
+// is indeterminate, after which it may ignore every later percentage.
+type progressBegin struct {
+	Kind       protocol.WorkDoneProgressKind `json:"kind"`
+	Title      string                        `json:"title"`
+	Message    string                        `json:"message,omitempty"`
+	Percentage *uint32                       `json:"percentage,omitempty"`
+}
+
+type progressReport struct {
+	Kind       protocol.WorkDoneProgressKind `json:"kind"`
+	Message    string                        `json:"message,omitempty"`
+	Percentage uint32                        `json:"percentage"`
+}
+
 // StartProgress asks the client to create a progress token and sends the
-// "begin" report. It returns nil when the client did not announce
+// "begin" report, without a percentage: the client shows an indeterminate
+// progress. It returns nil when the client did not announce
 // window.workDoneProgress or refused the token.
 //
 // It sends a request to the client and waits for the answer, so it must not
@@ -62,6 +80,17 @@ type progressParams struct {
 // handlers): the answer could never be read. Call it from a request handler
 // or a goroutine of its own.
 func (s *Session) StartProgress(ctx context.Context, title, message string) *Progress {
+	return s.startProgress(ctx, title, message, nil)
+}
+
+// StartProgressPercent is [Session.StartProgress] for work that reports
+// percentages: the begin says 0%.
+func (s *Session) StartProgressPercent(ctx context.Context, title, message string) *Progress {
+	var zero uint32
+	return s.startProgress(ctx, title, message, &zero)
+}
+
+func (s *Session) startProgress(ctx context.Context, title, message string, percentage *uint32) *Progress {
 	if s.Client == nil || !s.Config().WorkDoneProgress {
 		return nil
 	}
@@ -74,7 +103,7 @@ func (s *Session) StartProgress(ctx context.Context, title, message string) *Pro
 		return nil
 	}
 	p := &Progress{s: s, token: token}
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Message: message})
+	p.send(ctx, &progressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Message: message, Percentage: percentage})
 	return p
 }
 
@@ -83,7 +112,7 @@ func (p *Progress) Report(ctx context.Context, message string, percentage uint32
 	if p == nil {
 		return
 	}
-	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: message, Percentage: min(percentage, 100)})
+	p.send(ctx, &progressReport{Kind: protocol.WorkDoneProgressKindReport, Message: message, Percentage: min(percentage, 100)})
 }
 
 // End closes the progress with a final message.

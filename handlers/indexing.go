@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"time"
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
@@ -18,11 +16,8 @@ type indexState struct {
 	mu      sync.Mutex // guards started; never held while calling the client
 	started bool
 
-	// pmu serializes progress callbacks (one scan goroutine per root) and
-	// guards progress. The read loop never takes it: a create request
-	// waiting for the client's answer must not stall notifications.
-	pmu      sync.Mutex
-	progress map[string]*Progress // by root URI
+	// reports shows the scans' progress in the editor (see progress.go).
+	reports scanReports
 }
 
 // UseService gives the session a service (and index) built from opts,
@@ -87,32 +82,5 @@ func (s *Session) syncRoots() {
 	// rather than at the first build.
 	for _, p := range s.Service.SetRoots(roots) {
 		s.ShowMessage(context.Background(), protocol.MessageTypeError, "ctxd: "+p.Err.Error()+". Context commands for this folder are refused until it is fixed and ctxd restarts.")
-	}
-}
-
-// progressCallTimeout bounds the wait for the client to accept a progress
-// token: a client that never answers must not stall indexing.
-const progressCallTimeout = 10 * time.Second
-
-// indexProgress turns the index's scan progress into $/progress. It runs on
-// the scanning goroutine, never on the read loop, so it may wait for the
-// client's answer to window/workDoneProgress/create.
-func (s *Session) indexProgress(p index.Progress) {
-	ctx := context.Background()
-	s.idx.pmu.Lock()
-	defer s.idx.pmu.Unlock()
-	if s.idx.progress == nil {
-		s.idx.progress = map[string]*Progress{}
-	}
-	switch p.Kind {
-	case "begin":
-		cctx, cancel := context.WithTimeout(ctx, progressCallTimeout)
-		s.idx.progress[p.Root] = s.StartProgress(cctx, "ctxd: indexing", p.Root)
-		cancel()
-	case "report":
-		s.idx.progress[p.Root].Report(ctx, fmt.Sprintf("%d/%d files", p.Done, p.Total), uint32(p.Percentage))
-	case "end":
-		s.idx.progress[p.Root].End(ctx, fmt.Sprintf("%d files indexed", p.Done))
-		delete(s.idx.progress, p.Root)
 	}
 }

@@ -164,6 +164,12 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	// Everything printed on stderr from here on goes around the progress
+	// line, which shows on a terminal while indexing or building takes
+	// more than a second.
+	progress := newProgressLine(stderr, isTerminal(stderr))
+	defer progress.Clear()
+	stderr = progress.Writer()
 
 	fail := func(code int, msg string, args ...any) int {
 		fmt.Fprintf(stderr, "ctxd build: "+msg+"\n", args...)
@@ -204,13 +210,19 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	svc := workspace.NewService(workspace.ServiceOptions{Logger: logger, Index: idxFlags.options(), Redactor: scanner, Now: clock()})
+	idxOpts := idxFlags.options()
+	idxOpts.OnProgress = progress.indexProgress(filepath.Base(dir))
+	svc := workspace.NewService(workspace.ServiceOptions{Logger: logger, Index: idxOpts, Redactor: scanner, Now: clock()})
 	defer func() {
 		if err := svc.Close(); err != nil {
 			logger.Warn("saving the index cache failed", "err", err)
 		}
 	}()
-	if _, err := svc.OpenFolder(ctx, dir, filepath.Base(dir)); err != nil {
+	_, err = svc.OpenFolder(ctx, dir, filepath.Base(dir))
+	// The index reports the end of a scan after publishing it, so the
+	// line may still show when OpenFolder returns.
+	progress.Clear()
+	if err != nil {
 		if ie := (*workspace.IndexError)(nil); errors.As(err, &ie) {
 			return fail(exitInternal, "indexing %s failed: %s", *root, ie.Detail)
 		}
@@ -227,11 +239,13 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		res    *contextbuilder.Result
 		prompt *workspace.PromptResult
 	)
+	progress.Set("building context")
 	if *format == outPrompt {
 		prompt, err = svc.RenderPrompt(ctx, caller, &workspace.PromptRequest{Request: *req, TemplateID: *template})
 	} else {
 		res, err = svc.BuildContext(ctx, caller, req)
 	}
+	progress.Clear()
 	if err != nil {
 		switch f := workspace.Classify(err); f.Kind {
 		case workspace.FailRefused:

@@ -105,6 +105,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  help      print help for a command (ctxd help serve)")
 	fmt.Fprintln(w, "\nWith no command, ctxd serves LSP over stdio. 'ctxd <command> --help' lists its flags.")
+	fmt.Fprintf(w, "serve, build and index keep the index between runs in %s;\n--cache-dir or $CTXD_CACHE_DIR moves it. ", userCacheDir())
+	fmt.Fprintln(w, "On a terminal, build and index show their progress on stderr\nwhen it takes more than a second.")
 }
 
 // newFlagSet returns a flag set whose usage names the subcommand and whose

@@ -27,9 +27,21 @@ type indexOpts struct {
 func indexFlags(fs *flag.FlagSet) indexOpts {
 	def := os.Getenv("CTXD_CACHE_DIR")
 	return indexOpts{
-		cacheDir:    fs.String("cache-dir", def, "index cache directory; empty means the user cache directory, \"off\" disables the cache (default $CTXD_CACHE_DIR)"),
+		cacheDir: fs.String("cache-dir", def, "directory where the index persists between runs, so that unchanged files are not parsed again; "+
+			"empty means "+userCacheDir()+", \"off\" disables the cache (default $CTXD_CACHE_DIR, else empty)"),
 		maxFileSize: fs.Int64("max-file-size", index.DefaultMaxFileSize, "files larger than this many bytes are skipped as too_large"),
 	}
+}
+
+// userCacheDir is the directory an empty --cache-dir means (the index's
+// own default), for the help: people should know where the persisted index
+// is, and what to delete.
+func userCacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "the user cache directory"
+	}
+	return "the user cache directory (" + filepath.Join(base, "ctxd") + ")"
 }
 
 func (o indexOpts) options() index.Options {
@@ -57,6 +69,11 @@ func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
 		return exitUsage
 	}
+	// Logs and errors go around the progress line, shown on a terminal
+	// while indexing takes more than a second.
+	progress := newProgressLine(stderr, isTerminal(stderr))
+	defer progress.Clear()
+	stderr = progress.Writer()
 	logger, closeLog, err := newLogger(*level, "", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
@@ -68,9 +85,14 @@ func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	opts := idx.options()
 	opts.Logger = logger
+	opts.OnProgress = progress.indexProgress(filepath.Base(dir))
 	x := workspace.NewIndex(opts)
 	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: filepath.Base(dir), Dir: dir}})
-	if _, err := x.Wait(ctx); err != nil {
+	_, err = x.Wait(ctx)
+	// The index reports the end of a scan after publishing it: the line
+	// must be gone before the status is printed.
+	progress.Clear()
+	if err != nil {
 		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
 		return exitInternal
 	}

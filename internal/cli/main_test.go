@@ -3,9 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/index/indextest"
 )
 
 // cliCase is one invocation of the CLI and what it must print
@@ -115,5 +120,62 @@ func TestIndexJSON(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "postgres://") {
 		t.Error("index status leaks the content of .env")
+	}
+}
+
+// TestProgressNotOnPipes: with stderr not a terminal (here a buffer, as a
+// pipe or a CI log), index and build print no progress line.
+func TestProgressNotOnPipes(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	for _, args := range [][]string{
+		{"index", "--root", dir, "--cache-dir", "off"},
+		{"build", "--root", dir, "--cache-dir", "off", "--purpose", "plan", "--target", "cart/cart.go"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("ctxd %s: exit code %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		if strings.Contains(stderr, "\r") || strings.Contains(stderr, "indexing") {
+			t.Errorf("ctxd %s: stderr has a progress line: %q", args[0], stderr)
+		}
+	}
+}
+
+// TestDefaultCacheDir: without --cache-dir and $CTXD_CACHE_DIR, index and
+// build persist the index in the user cache directory, so that the next
+// run reads it back instead of parsing every file again.
+func TestDefaultCacheDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("CTXD_CACHE_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache")) // Linux, BSDs
+	t.Setenv("HOME", home)                                   // macOS: ~/Library/Caches
+	t.Setenv("LocalAppData", filepath.Join(home, "local"))   // Windows
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no user cache directory: %v", err)
+	}
+	cache := filepath.Join(base, "ctxd")
+	dir := indextest.WriteTree(t, buildWorkspace)
+	for _, args := range [][]string{
+		{"index", "--root", dir},
+		{"build", "--root", dir, "--purpose", "plan", "--target", "cart/cart.go"},
+	} {
+		if err := os.RemoveAll(cache); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("ctxd %s: exit code %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		var files []string
+		filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) == 0 {
+			t.Errorf("ctxd %s wrote no index cache under %s", args[0], cache)
+		}
 	}
 }

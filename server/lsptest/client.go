@@ -275,3 +275,83 @@ func ReadFrame(r *bufio.Reader) ([]byte, error) {
 	}
 	return body, nil
 }
+
+// ProgressEvent is one $/progress notification of work-done progress,
+// decoded: the token and the value's members. Percentage is nil when the
+// value has none.
+type ProgressEvent struct {
+	Token      string
+	Kind       string
+	Title      string
+	Message    string
+	Percentage *int
+}
+
+// Progress decodes the $/progress notifications received so far, in order.
+// A token that is not a string is kept as its JSON text.
+func (c *Client) Progress() ([]ProgressEvent, error) {
+	return decodeProgress(c.Notifications())
+}
+
+func decodeProgress(notifications []*Message) ([]ProgressEvent, error) {
+	var out []ProgressEvent
+	for _, n := range notifications {
+		if n.Method != "$/progress" {
+			continue
+		}
+		var p struct {
+			Token json.RawMessage `json:"token"`
+			Value struct {
+				Kind       string `json:"kind"`
+				Title      string `json:"title"`
+				Message    string `json:"message"`
+				Percentage *int   `json:"percentage"`
+			} `json:"value"`
+		}
+		if err := json.Unmarshal(n.Params, &p); err != nil {
+			return nil, fmt.Errorf("decoding $/progress %s: %w", n.Params, err)
+		}
+		token := string(p.Token)
+		var s string
+		if json.Unmarshal(p.Token, &s) == nil {
+			token = s
+		}
+		out = append(out, ProgressEvent{Token: token, Kind: p.Value.Kind, Title: p.Value.Title, Message: p.Value.Message, Percentage: p.Value.Percentage})
+	}
+	return out, nil
+}
+
+// WaitProgressEnd waits for the first $/progress "end" whose token's begin
+// has title and returns every event of that token, in order.
+func (c *Client) WaitProgressEnd(ctx context.Context, title string) ([]ProgressEvent, error) {
+	var events []ProgressEvent
+	var decodeErr error
+	_, err := c.waitFor(ctx, func() *Message {
+		// Called under c.mu: decode the recorded notifications directly.
+		all, err := decodeProgress(c.notifications)
+		if err != nil {
+			decodeErr = err
+			return &Message{}
+		}
+		for _, e := range all {
+			if e.Kind != "begin" || e.Title != title {
+				continue
+			}
+			var mine []ProgressEvent
+			for _, f := range all {
+				if f.Token == e.Token {
+					mine = append(mine, f)
+				}
+			}
+			if mine[len(mine)-1].Kind == "end" {
+				events = mine
+				return &Message{}
+			}
+		}
+		return nil
+	})
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	return events, err
+}

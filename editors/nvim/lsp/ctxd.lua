@@ -23,7 +23,13 @@ return {
       on_dir(root.find(path, current.root_markers))
     end
   end,
+  handlers = { ["$/progress"] = require("ctxd.progress").handler },
   on_attach = function(_, bufnr)
     require("ctxd.status").refresh(bufnr, 0)
+  end,
+  on_exit = function(_, _, client_id)
+    vim.schedule(function()
+      require("ctxd.progress").forget_client(client_id)
+    end)
   end,
 }

@@ -91,6 +91,19 @@ local function main()
   vim.g.ctxd = { debounce_ms = 20 }
   vim.cmd("runtime plugin/ctxd.lua")
 
+  -- Every change of a ctxd client's progress (User CtxdProgress), recorded
+  -- from before the first client starts: the example's first scan is
+  -- over in a moment.
+  local progress_seen = {}
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "CtxdProgress",
+    callback = function()
+      for _, c in ipairs(require("ctxd.client").all()) do
+        table.insert(progress_seen, { client_id = c.id, text = require("ctxd.progress").text(c.id) or "" })
+      end
+    end,
+  })
+
   local notes = {}
   vim.notify = function(msg, level)
     table.insert(notes, { msg = msg, level = level })
@@ -491,6 +504,31 @@ local function main()
     focus(store_buf)
   end)
 
+  test("progress: the server's indexing progress is shown, then cleared", function()
+    local c = ready_client(store_buf)
+    local function texts()
+      local out = {}
+      for _, e in ipairs(progress_seen) do
+        if e.client_id == c.id then
+          table.insert(out, e.text)
+        end
+      end
+      return out
+    end
+    wait_for(10000, function()
+      local t = texts()
+      return t[#t] == ""
+    end, "the end of the indexing progress")
+    local seen = texts()
+    eq("ctxd: indexing ws", seen[1], "the begin names the folder (seen: " .. vim.inspect(seen) .. ")")
+    local counted = false
+    for _, t in ipairs(seen) do
+      counted = counted or t:match("^ctxd: indexing [%d,]+/[%d,]+ files$") ~= nil
+    end
+    ok(counted, "a report with files done/total in " .. vim.inspect(seen))
+    eq(nil, ctxd.progress(store_buf), "no progress after the end")
+  end)
+
   test("edit, then :CtxdBuild shows the buffer as edited", function()
     focus(store_buf)
     eq("// List returns all items sorted by SKU.", vim.api.nvim_buf_get_lines(store_buf, 48, 49, false)[1], "line 49")
@@ -636,6 +674,55 @@ local function main()
     wait_for(10000, function()
       return ctxd.statusline():match("^ctxd %d+/124000$") ~= nil
     end, "the default model again")
+  end)
+
+  test("progress: the statusline shows indexing instead of the budget; Neovim's handler still runs", function()
+    focus(store_buf)
+    local c = ready_client(store_buf)
+    wait_for(10000, function()
+      return ctxd.statusline():match("^ctxd %d+/%d+$") ~= nil
+    end, "the statusline budget")
+    local progress = require("ctxd.progress")
+    eq(progress.handler, c.handlers and c.handlers["$/progress"], "the client's $/progress handler")
+    local events = 0
+    local au = vim.api.nvim_create_autocmd("User", {
+      pattern = "CtxdProgress",
+      callback = function()
+        events = events + 1
+      end,
+    })
+    restoring(function()
+      local ctx = { client_id = c.id, method = "$/progress" }
+      local function send(value)
+        progress.handler(nil, { token = "test-1", value = value }, ctx, {})
+      end
+      pcall(vim.lsp.handlers["window/workDoneProgress/create"], nil, { token = "test-1" },
+        { client_id = c.id, method = "window/workDoneProgress/create" }, {})
+      send({ kind = "begin", title = "ctxd: indexing", message = "ws", percentage = 0 })
+      eq("ctxd: indexing ws", ctxd.statusline(), "after the begin")
+      send({ kind = "report", message = "1,234/10,595 files", percentage = 11 })
+      eq("ctxd: indexing 1,234/10,595 files", ctxd.statusline(), "after a report")
+      eq({ title = "ctxd: indexing", message = "1,234/10,595 files", percentage = 11 }, ctxd.progress(store_buf), "progress()")
+      if vim.lsp.status then
+        local st = vim.lsp.status()
+        ok(st:find("1,234/10,595", 1, true), "vim.lsp.status(): " .. st)
+      else
+        local m = c.messages.progress["test-1"]
+        eq("1,234/10,595 files", m and m.message, "Neovim's client.messages.progress")
+      end
+      send({ kind = "report", percentage = 50 })
+      eq("ctxd: indexing 1,234/10,595 files", ctxd.statusline(), "a report without a message keeps the last one")
+      eq(50, ctxd.progress(store_buf).percentage, "its percentage")
+      send({ kind = "end", message = "10,595 files indexed" })
+      ok(ctxd.statusline():match("^ctxd %d+/%d+$"), "the budget again after the end: " .. ctxd.statusline())
+      eq(nil, ctxd.progress(store_buf), "progress() after the end")
+      eq(4, events, "User CtxdProgress once per change")
+      send({ kind = "report", message = "late" })
+      eq(4, events, "a report after the end is ignored")
+      eq(nil, ctxd.progress(store_buf), "nothing runs after a late report")
+    end, function()
+      vim.api.nvim_del_autocmd(au)
+    end)
   end)
 
   test("Lua API: build_context, manifest, budget, render_prompt, verify, record_execution", function()
@@ -1032,6 +1119,7 @@ local function main()
     eq(".ctxd", cfg.root_markers[1], "first root marker")
     eq("function", type(cfg.root_dir), "root_dir")
     eq("function", type(cfg.on_attach), "on_attach")
+    eq(require("ctxd.progress").handler, cfg.handlers and cfg.handlers["$/progress"], "the $/progress handler")
     local got
     cfg.root_dir(store_buf, function(dir)
       got = dir
@@ -1054,7 +1142,7 @@ local function main()
       tags[l:match("^[^\t]+")] = true
     end
     for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
-      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-health", "ctxd-refusals", "ctxd.build_context()" }) do
+      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusals", "ctxd.build_context()" }) do
       ok(tags[t], "tag " .. t)
     end
     vim.opt.runtimepath:append(tmp .. "/rtp")

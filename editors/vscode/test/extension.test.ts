@@ -95,6 +95,21 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     assert.match(log, /ctxd is running; position encoding utf-16/);
   });
 
+  it("vscode-languageclient shows ctxd's indexing progress in the window's status bar", async () => {
+    // The client announces window.workDoneProgress (the extension does not
+    // turn it off), so ctxd sends its scan of the folder as work-done
+    // progress, which vscode-languageclient shows with withProgress.
+    const indexing = () => fake.recorded.progress.find((p) => p.options.title === "ctxd: indexing");
+    await until("the indexing progress to end", () => indexing()?.done === true);
+    const p = indexing()!;
+    assert.equal(p.options.location, fake.ProgressLocation.Window);
+    assert.equal(p.reports[0]?.message, "example", "the begin names the folder");
+    assert.ok(p.reports.some((r) => /^[\d,]+\/[\d,]+ files$/.test(r.message ?? "")), `a report of files done/total in ${JSON.stringify(p.reports)}`);
+    // The begin says 0%, so the client follows the percentages: their
+    // increments add up to the whole scan.
+    assert.equal(p.reports.reduce((n, r) => n + (r.increment ?? 0), 0), 100, JSON.stringify(p.reports));
+  });
+
   it("the status bar shows the file's budget and opens Show Budget", () => {
     const item = status();
     assert.match(item.text, /^\$\(pass\) [\d,]+\/124,000 tokens$/);

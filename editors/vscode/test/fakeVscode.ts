@@ -253,6 +253,8 @@ export const recorded = {
   shown: [] as { uri: string; editor: string; asked: number | undefined; column: number; preview: boolean }[],
   contentProviders: new Map<string, any>(),
   executed: [] as { command: string; args: unknown[] }[],
+  /** Every window.withProgress: its options, what was reported, and whether its task finished. */
+  progress: [] as { options: { location?: number; title?: string; cancellable?: boolean }; reports: { message?: string; increment?: number }[]; done: boolean }[],
 };
 
 /** Answers the extension's prompts: a function per message returns the action to click. */
@@ -482,9 +484,15 @@ export const window = stubNamespace({
   async showInputBox(options: { value?: string }): Promise<string | undefined> {
     return answers.inputBox(options.value);
   },
-  async withProgress(_options: unknown, task: (progress: unknown, token: unknown) => Promise<unknown>): Promise<unknown> {
+  async withProgress(options: { location?: number; title?: string; cancellable?: boolean }, task: (progress: unknown, token: unknown) => Promise<unknown>): Promise<unknown> {
     const s = new CancellationTokenSource();
-    return task({ report: () => undefined }, s.token);
+    const entry = { options, reports: [] as { message?: string; increment?: number }[], done: false };
+    recorded.progress.push(entry);
+    try {
+      return await task({ report: (value: { message?: string; increment?: number }) => entry.reports.push(value) }, s.token);
+    } finally {
+      entry.done = true;
+    }
   },
   async showTextDocument(doc: FakeDocument, options?: { viewColumn?: number; preview?: boolean; preserveFocus?: boolean; selection?: Range }): Promise<any> {
     const group = showInGroup(doc.uri, options);

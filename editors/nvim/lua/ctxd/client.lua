@@ -176,6 +176,9 @@ function M.lsp_config(cfg, dir)
     cmd = cfg.cmd,
     root_dir = dir,
     workspace_folders = { { uri = vim.uri_from_fname(dir), name = vim.fn.fnamemodify(dir, ":t") } },
+    -- Indexing progress for the statusline (Neovim's own handler runs
+    -- too; see ctxd.progress).
+    handlers = { ["$/progress"] = require("ctxd.progress").handler },
     on_attach = function(_, bufnr)
       require("ctxd.status").refresh(bufnr, 0)
     end,
@@ -187,6 +190,7 @@ function M.lsp_config(cfg, dir)
       end
       known[client_id] = nil
       vim.schedule(function()
+        require("ctxd.progress").forget_client(client_id)
         require("ctxd.status").forget_client(client_id)
         if code ~= 0 and vim.v.exiting == vim.NIL then
           vim.notify(string.format("ctxd: the server exited with code %d (signal %d); see :checkhealth ctxd",

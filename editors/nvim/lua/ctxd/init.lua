@@ -168,6 +168,16 @@ function M.statusline(bufnr)
   return require("ctxd.status").text(bufnr)
 end
 
+-- progress returns the server's running work-done progress for the
+-- client of bufnr (nil: current buffer), the newest when several run:
+-- { title, message, percentage }, e.g. { title = "ctxd: indexing",
+-- message = "1,234/10,595 files", percentage = 11 }; nil when none runs.
+-- User CtxdProgress fires on every change.
+function M.progress(bufnr)
+  local c = client.get(bufnr)
+  return c and require("ctxd.progress").get(c.id) or nil
+end
+
 -- budget_state returns the statusline's last budget state of bufnr (nil:
 -- current buffer): { report, counts } or { refusal } or { error } or
 -- { pending }, or nil when none.

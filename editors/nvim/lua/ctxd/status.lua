@@ -61,16 +61,22 @@ end
 
 -- text is the statusline component for bufnr (nil: the window being drawn,
 -- else the current buffer): "" without a ctxd client or with the
--- statusline option off, else e.g.
--- "ctxd 642/124000" with a marker for warn_soft_limit, refuse_hard_limit
--- and refusals.
+-- statusline option off; while the client indexes, its progress, e.g.
+-- "ctxd: indexing 1,234/10,595 files" (the budget waits for the index
+-- anyway); else e.g. "ctxd 642/124000" with a marker for
+-- warn_soft_limit, refuse_hard_limit and refusals.
 function M.text(bufnr)
   if bufnr == nil or bufnr == 0 then
     bufnr = statusline_buf()
   end
   local cfg = config.get()
-  if not cfg.statusline or not client.get(bufnr) then
+  local c = cfg.statusline and client.get(bufnr)
+  if not c then
     return ""
+  end
+  local indexing = require("ctxd.progress").text(c.id)
+  if indexing then
+    return indexing
   end
   local key = config.request_key(cfg)
   local e = current(bufnr, key)
