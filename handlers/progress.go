@@ -58,6 +58,7 @@ type scanReport struct {
 	// The index's side: the highest count seen (the index's goroutines
 	// report out of order) and the end.
 	done, total, pct int
+	phase            string
 	ended            bool
 
 	// The sender's side: what it sent. Decided under mu so that the
@@ -86,10 +87,13 @@ func (s *Session) indexProgress(p index.Progress) {
 		// A root re-set while its scan ran has two scans: the old one
 		// was cancelled, so the counts are the new one's.
 		sc := r.openLocked(p.Root, true)
-		if sc == nil || p.Done <= sc.done {
+		if sc == nil || (p.Phase == sc.phase && p.Done <= sc.done) || p.Percentage < sc.pct {
 			return
 		}
-		sc.done, sc.total, sc.pct = p.Done, p.Total, p.Percentage
+		if p.Phase != sc.phase {
+			sc.sentDone = -1 // the new phase's first count is news
+		}
+		sc.done, sc.total, sc.pct, sc.phase = p.Done, p.Total, p.Percentage, p.Phase
 	case "end":
 		// Scans of one root end in the order they began.
 		sc := r.openLocked(p.Root, false)
@@ -189,6 +193,9 @@ func (r *scanReports) nextLocked(s *Session) func(context.Context) {
 		case sc.done > sc.sentDone && (sc.ended || sc.sentAt.IsZero() || t.Sub(sc.sentAt) >= interval):
 			sc.sentDone, sc.sentAt = sc.done, t
 			msg, pct := countMessage(sc.done, sc.total), uint32(min(max(sc.pct, 0), 100))
+			if sc.phase != "" {
+				msg = sc.phase + " " + msg
+			}
 			return func(ctx context.Context) { sc.p.Report(ctx, msg, pct) }
 		case sc.ended:
 			r.scans = slices.Delete(r.scans, i, i+1)

@@ -89,12 +89,12 @@ func TestIndexingProgress(t *testing.T) {
 	if len(reports) == 0 {
 		t.Fatalf("no report between begin and end: %+v", events)
 	}
-	count := regexp.MustCompile(`^([0-9,]+)/([0-9,]+) files$`)
+	count := regexp.MustCompile(`^(?:listing|parsing) ([0-9,]+)/([0-9,]+) files$`)
 	prevPct := 0
 	for _, r := range reports {
 		m := count.FindStringSubmatch(r.Message)
 		if r.Kind != "report" || m == nil || m[2] != "151" || r.Percentage == nil {
-			t.Errorf("report = %+v, want \"N/151 files\" with a percentage", r)
+			t.Errorf("report = %+v, want \"listing|parsing N/151 files\" with a percentage", r)
 			continue
 		}
 		if *r.Percentage < prevPct || *r.Percentage > 100 {
@@ -102,8 +102,8 @@ func TestIndexingProgress(t *testing.T) {
 		}
 		prevPct = *r.Percentage
 	}
-	if r := reports[len(reports)-1]; r.Message != "151/151 files" || *r.Percentage != 100 {
-		t.Errorf("last report = %+v, want 151/151 files at 100%%", r)
+	if r := reports[len(reports)-1]; r.Message != "parsing 151/151 files" || *r.Percentage != 100 {
+		t.Errorf("last report = %+v, want parsing 151/151 files at 100%%", r)
 	}
 }
 

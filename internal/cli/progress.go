@@ -187,6 +187,7 @@ func (p *progressLine) indexProgress(name string) func(index.Progress) {
 	var (
 		mu         sync.Mutex
 		done, task int
+		phase      string
 	)
 	return func(ev index.Progress) {
 		mu.Lock()
@@ -196,9 +197,16 @@ func (p *progressLine) indexProgress(name string) func(index.Progress) {
 			done = 0
 			task = p.Set(fmt.Sprintf("indexing %s: listing files", name))
 		case "report":
+			if ev.Phase != phase {
+				phase, done = ev.Phase, 0
+			}
 			if ev.Done > done {
 				done = ev.Done
-				task = p.Set(fmt.Sprintf("indexing %s: %d/%d files", name, ev.Done, ev.Total))
+				what := "files"
+				if phase != "" {
+					what = "files " + phase
+				}
+				task = p.Set(fmt.Sprintf("indexing %s: %d/%d %s", name, ev.Done, ev.Total, what))
 			}
 		case "end":
 			// The command may have cleared the line and started

@@ -523,7 +523,7 @@ local function main()
     eq("ctxd: indexing ws", seen[1], "the begin names the folder (seen: " .. vim.inspect(seen) .. ")")
     local counted = false
     for _, t in ipairs(seen) do
-      counted = counted or t:match("^ctxd: indexing [%d,]+/[%d,]+ files$") ~= nil
+      counted = counted or (t:match("^ctxd: indexing [%d,]+/[%d,]+ files$") or t:match("^ctxd: indexing %a+ [%d,]+/[%d,]+ files$")) ~= nil
     end
     ok(counted, "a report with files done/total in " .. vim.inspect(seen))
     eq(nil, ctxd.progress(store_buf), "no progress after the end")
