@@ -63,6 +63,7 @@ func (e *env) budgetReport(steps []string, total int, decision Decision, bundleI
 		notes = append(notes, fmt.Sprintf("estimator: %s's tokenizer is not public; %s is used as the estimate", e.model.Model, e.est.Name()))
 	}
 	notes = append(notes, steps...)
+	notes = append(notes, e.openDocumentsNote()...)
 	return &BudgetReport{
 		BundleID:             bundleID,
 		EstimatedInputTokens: total,

@@ -45,10 +45,11 @@ func (p *didChangeParams) Validate() error {
 // DidChange handles textDocument/didChange: each change becomes a byte
 // edit of the text the previous one left (positions in the negotiated
 // encoding, clamped as LSP asks), and the index applies the edits in order
-// and reparses incrementally (see [index.Index.ChangeDocument]). A stale
-// version is ignored; a change that cannot be applied leaves the document
-// marked out of sync rather than guessing (see [index.Document.OutOfSync])
-// and tells the user.
+// at once and reparses in the background (see [index.Index.ChangeDocument]):
+// it runs on the server's read loop, where every request behind it waits,
+// so it never parses. A stale version is ignored; a change that cannot be
+// applied leaves the document marked out of sync rather than guessing (see
+// [index.Document.OutOfSync]) and tells the user.
 func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 	var p didChangeParams
 	if err := decodeParams(raw, &p); err != nil {

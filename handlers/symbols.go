@@ -67,6 +67,7 @@ func indexedFile(ctx context.Context, s *Session, uri string) (*index.RootSnapsh
 	if err != nil {
 		return nil, nil, false, err
 	}
+	snap = s.Service.AsReceived(ctx, snap) // the versions received before the request
 	r, rel, ok := snap.Locate(uri)
 	if !ok {
 		return nil, nil, false, nil

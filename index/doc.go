@@ -5,10 +5,14 @@
 //
 // An open document is an overlay: its buffer, not the file on disk, is the
 // truth for its path while it is open. The index holds each one's version,
-// text, saved and out-of-sync flags and parse tree, applies the editor's
-// edits to the text as byte ranges ([Index.ChangeDocument]) and hands the
-// same edits to tree-sitter for an incremental reparse, so that a keystroke
-// reparses only around it (see [syntax.Doc.Edit]).
+// text, saved and out-of-sync flags and extraction, applies the editor's
+// edits to the text as byte ranges at once ([Index.ChangeDocument]), and
+// hands the same edits to the document's background parser, which owns its
+// tree-sitter tree and reparses incrementally off the caller's goroutine,
+// coalescing the changes that arrive while it works (see
+// [syntax.Doc.Edit]). Every version's [Document.Syntax] is exactly the
+// extraction of its own text. [Index.Pin] and [Index.WithDocuments] let a
+// request read the documents exactly as they were when it arrived.
 //
 // Everything readers see is immutable once built. [Index.Snapshot] returns
 // the current [Snapshot] (roots and [Overlays] of open documents) without

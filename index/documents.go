@@ -1,53 +1,64 @@
 package index
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // The open documents. The index is their only owner: every snapshot holds
-// them ([Snapshot.Documents]) with their version, text, parse tree, and
+// them ([Snapshot.Documents]) with their version, text, extraction, and
 // saved and out-of-sync flags, and a document inside a root also replaces
 // the file on disk there. The methods below are the notifications of an
 // editor's document sync, in bytes; they serialize with the other writers
-// and publish the next snapshot.
+// and publish the next snapshot without parsing: each document's parse
+// tree belongs to its background parser (reparse.go).
 
 // OpenDocument records an editor buffer (didOpen): text at version becomes
 // the truth for uri, replacing any document open under that URI, in sync
-// and not saved. It is parsed when its path has a parser, and while it is
-// open it replaces the file on disk in the root holding it, unless the
-// rules skip that path (opening .env must not index it) or the sandbox
-// refuses it; a document outside every root, or whose URI is not a file,
-// is held all the same, for [Snapshot.Documents] and for a folder added
-// later. The index keeps text: the caller must not modify it. After
-// [Index.Close] it does nothing.
+// and not saved. It is parsed in the background when its path has a
+// parser (see [Index.ChangeDocument]), and while it is open it replaces
+// the file on disk in the root holding it, unless the rules skip that path
+// (opening .env must not index it) or the sandbox refuses it; a document
+// outside every root, or whose URI is not a file, is held all the same,
+// for [Snapshot.Documents] and for a folder added later. The index keeps
+// text: the caller must not modify it. After [Index.Close] it does
+// nothing.
 func (x *Index) OpenDocument(ctx context.Context, uri, languageID string, version int32, text []byte) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed.Load() {
 		return
 	}
-	x.open(ctx, uri, languageID, version, text)
+	x.open(uri, languageID, version, text)
 }
 
 // open is OpenDocument. Callers hold x.mu.
-func (x *Index) open(ctx context.Context, uri, languageID string, version int32, text []byte) {
+func (x *Index) open(uri, languageID string, version int32, text []byte) {
 	old, _ := x.Snapshot().Document(uri)
+	if text == nil {
+		text = []byte{}
+	}
 	d := &Document{URI: uri, LanguageID: languageID, Version: version, Content: text, lang: languageOf(uri)}
 	if d.lang != "" {
-		syn, err := syntax.NewDoc(ctx, d.lang, text)
-		if err != nil {
-			x.log.Warn("parsing open document failed", "uri", uri, "err", err)
-		} else {
-			d.syn, d.Content = syn, syn.Text()
-		}
+		d.syn, d.ver = x.newDocParser(uri, d.lang, text)
 	}
+	d.measure()
 	x.setDocument(old, d, true)
+}
+
+// measure computes the fingerprint and line count of a new version, once.
+func (d *Document) measure() {
+	sum := sha256.Sum256(d.Content)
+	d.sha, d.lines = hex.EncodeToString(sum[:]), classify.LineCount(d.Content)
 }
 
 // languageOf is the language an open document is parsed as: the one of
@@ -63,10 +74,14 @@ func languageOf(uri string) syntax.Language {
 
 // ChangeDocument applies edits to the open document uri (didChange) and
 // makes version its version; the document is then not saved. The edits
-// apply in order, each to the text the previous one left, and reach the
-// parser as they are: the kept tree is edited and reparsed incrementally
-// (see [syntax.Doc.Edit]), so the document's [Document.Syntax] is the
-// extraction of the new text. It returns the new document.
+// apply in order, each to the text the previous one left. It returns the
+// new document, published at once with its text, sha256 and line count:
+// a change never waits for a parse. The document's background parser
+// (see reparse.go) reparses the kept tree incrementally with the same
+// edits, coalescing the changes that arrive while it parses, and
+// [Document.Syntax] (and the root's [File.Syntax]) of every version is
+// exactly the extraction of that version's text, waited for or computed
+// on demand by whoever asks first.
 //
 // It refuses, changing nothing, a document that is not open (an error
 // wrapping [ErrNotOpen]) and a version older than the open one
@@ -95,12 +110,12 @@ func (x *Index) ChangeDocument(ctx context.Context, uri string, version int32, e
 	if version < d.Version {
 		return nil, fmt.Errorf("changing %s to version %d: %w (%d)", uri, version, ErrStaleVersion, d.Version)
 	}
-	return x.change(ctx, d, version, edits)
+	return x.change(d, version, edits)
 }
 
 // change is ChangeDocument once d is known and the version checked.
 // Callers hold x.mu.
-func (x *Index) change(ctx context.Context, d *Document, version int32, edits []Edit) (*Document, error) {
+func (x *Index) change(d *Document, version int32, edits []Edit) (*Document, error) {
 	if d.OutOfSync {
 		full := -1
 		for i, e := range edits {
@@ -115,32 +130,24 @@ func (x *Index) change(ctx context.Context, d *Document, version int32, edits []
 		}
 		edits = edits[full:]
 	}
-	next := &Document{URI: d.URI, LanguageID: d.LanguageID, Version: version, lang: d.lang}
-	var err error
-	if d.syn != nil {
-		next.syn, err = d.syn.Edit(ctx, edits)
-		if err == nil {
-			next.Content = next.syn.Text()
-		} else if !errors.Is(err, syntax.ErrEditRange) {
-			// The edits fit but the parse failed (ctx done): the text
-			// moves on unparsed, and the next change parses it anew.
-			x.log.Warn("parsing open document failed", "uri", d.URI, "err", err)
-			next.Content, err = syntax.ApplyEdits(d.Content, edits)
-		}
-	} else {
-		next.Content, err = syntax.ApplyEdits(d.Content, edits)
-		if err == nil && d.lang != "" {
-			if syn, perr := syntax.NewDoc(ctx, d.lang, next.Content); perr != nil {
-				x.log.Warn("parsing open document failed", "uri", d.URI, "err", perr)
-			} else {
-				next.syn, next.Content = syn, syn.Text()
-			}
-		}
-	}
+	text, err := syntax.ApplyEdits(d.Content, edits)
 	if err != nil {
-		next = d.outOfSync(version)
+		next := d.outOfSync(version)
 		x.setDocument(d, next, false)
 		return next, fmt.Errorf("changing %s to version %d: %w: %w", d.URI, version, ErrOutOfSync, err)
+	}
+	next := &Document{URI: d.URI, LanguageID: d.LanguageID, Version: version, Content: text, lang: d.lang, syn: d.syn}
+	switch {
+	case d.syn == nil:
+	case bytes.Equal(text, d.Content):
+		// The same text (no edits, or edits that cancel out): the same
+		// extraction, and nothing for the parser to do.
+		next.ver, next.sha, next.lines = d.ver, d.sha, d.lines
+	default:
+		next.ver = d.syn.add(text, slices.Clone(edits))
+	}
+	if next.sha == "" {
+		next.measure()
 	}
 	x.setDocument(d, next, true)
 	return next, nil
@@ -197,6 +204,8 @@ func (x *Index) CloseDocument(ctx context.Context, uri string) error {
 	}
 	x.install(roots, snap.docs.without(uri), changed)
 	if d.syn != nil {
+		// Readers of its versions that the parser has not reached parse
+		// them themselves.
 		d.syn.Close()
 	}
 	return nil
@@ -206,9 +215,10 @@ func (x *Index) CloseDocument(ctx context.Context, uri string) error {
 // opened). With toRoot, next also replaces the file on disk in the
 // innermost root holding it, unless it lies outside every root or the
 // sandbox refuses it; the version then moves on. Without, only the
-// overlays change. The tree old leaves behind is freed: no reader sees
-// trees, and the writer edits only the current document's. Callers hold
-// x.mu.
+// overlays change. When next replaces old by another document (a new
+// didOpen), old's parser is closed: no reader sees trees, and its
+// versions' readers that the parser has not reached parse them
+// themselves. Callers hold x.mu.
 func (x *Index) setDocument(old, next *Document, toRoot bool) {
 	snap := x.Snapshot()
 	roots, changed := snap.roots, false
@@ -239,12 +249,129 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 	}
 	f := &File{
 		Path: rel, Encoding: classify.UTF8, SHA256: d.SHA256(),
-		ByteSize: int64(len(d.Content)), LineCount: classify.LineCount(d.Content),
+		ByteSize: int64(len(d.Content)), LineCount: d.LineCount(),
 		Open: true, Version: d.Version,
 	}
-	if d.syn != nil {
-		f.Language, f.syn = d.lang, parsedCell(d.syn.File())
+	if d.ver != nil {
+		// The document's own cell: the root's file and the overlay share
+		// one extraction, computed at most once.
+		f.Language, f.syn = d.lang, d.ver.cell
 	}
 	b.r.open[rel] = d
 	b.setFile(f)
+}
+
+// Pin returns the current snapshot for a request that has just been
+// received, and asks the open documents' background parsers not to go
+// past the versions it holds, which the request may read. The server
+// calls it on its notification loop, so the snapshot holds exactly the
+// document changes received before the request; the request later reads
+// them through [Index.WithDocuments], however many changes arrive while it
+// waits for its turn. It never blocks on a parse.
+func (x *Index) Pin() *Snapshot {
+	s := x.Snapshot()
+	if s.docs == nil {
+		return s
+	}
+	for _, d := range s.docs.docs {
+		if d.ver != nil {
+			d.syn.want(d.ver)
+		}
+	}
+	return s
+}
+
+// WithDocuments returns snap with the open documents of pinned (a snapshot
+// from [Index.Pin]) in place of its own: its roots, with each document
+// that differs between the two applied to its root as pinned holds it, and
+// a document opened since pinned back to the file's state in pinned (or
+// on disk, when pinned did not know the file). A request that had to wait
+// for indexing, or ran while the editor kept typing, so builds from
+// exactly the buffers received before it. The result is not published:
+// it keeps snap's version. With a nil pinned, or pinned's very overlays,
+// it returns snap itself; when only the overlays differ (a save), snap's
+// roots with pinned's overlays.
+func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snapshot {
+	if pinned == nil || snap.docs == pinned.docs {
+		return snap
+	}
+	var differ []string
+	for _, u := range unionURIs(snap.docs, pinned.docs) {
+		now, _ := snap.docs.Get(u)
+		then, _ := pinned.docs.Get(u)
+		if now == nil || then == nil || now.inSync() != then.inSync() {
+			differ = append(differ, u)
+		}
+	}
+	view := &Snapshot{version: snap.version, roots: snap.roots, docs: pinned.docs, fp: snap.fp}
+	if len(differ) == 0 {
+		// Only overlays differ (a save, a change out of sync): the roots
+		// hold the same texts.
+		return view
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	edits := map[string]*rootEdit{}
+	for _, u := range differ {
+		if _, _, err := snap.LocateChecked(u); err != nil {
+			continue // no root holds it, now or then
+		}
+		r, rel, ok := snap.Locate(u)
+		if !ok {
+			continue
+		}
+		b := edits[r.Root.Dir]
+		if b == nil {
+			b = r.edit()
+			edits[r.Root.Dir] = b
+		}
+		if d, ok := pinned.docs.Get(u); ok {
+			x.applyDoc(b, rel, d.inSync())
+			continue
+		}
+		// Opened after the request: the file as the request would have
+		// read it.
+		delete(b.r.open, rel)
+		pr := pinned.rootByDir(r.Root.Dir)
+		switch {
+		case pr == nil || pr.state == StateIndexing:
+			x.reloadPath(ctx, b, rel)
+		case pr.hasFile(rel):
+			f, _ := pr.files.Get(rel)
+			b.setFile(f)
+		default:
+			b.remove(rel)
+			if s, ok := pr.skipped.Get(rel); ok {
+				b.skip(s)
+			}
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(edits)) {
+		view.roots = withRoot(view.roots, edits[dir].done())
+	}
+	view.fp = &lazyFingerprint{}
+	return view
+}
+
+// unionURIs returns the URIs open in a or b, sorted.
+func unionURIs(a, b *Overlays) []string {
+	return slices.Compact(slices.Sorted(slices.Values(append(a.URIs(), b.URIs()...))))
+}
+
+// rootByDir returns the root of s with the given directory, or nil.
+func (s *Snapshot) rootByDir(dir string) *RootSnapshot {
+	for _, r := range s.roots {
+		if r.Root.Dir == dir {
+			return r
+		}
+	}
+	return nil
+}
+
+// hasFile reports whether r indexes rel from disk (not from an open
+// document).
+func (r *RootSnapshot) hasFile(rel string) bool {
+	_, ok := r.files.Get(rel)
+	_, open := r.open[rel]
+	return ok && !open
 }

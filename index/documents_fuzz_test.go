@@ -21,13 +21,17 @@ var fuzzDocSnippets = []string{
 // order; an edit that does not fit discards the whole change and leaves the
 // document out of sync; out of sync, only a Full edit, with the edits after
 // it, applies) and an extraction that is exactly a from-scratch Parse of
-// the text.
+// the text, for every version: the ones read at once (the background
+// parser is waited for) and the ones read only at the end, which the
+// parser coalesced with later changes and went past.
 //
 // Each edit is 4 bytes: a start and a length (modulo the text's length +
 // 2, so that some fall past the end), a snippet, and flags: bit 0 ends the
 // change after this edit, bit 1 makes it a Full replacement by the current
-// text with the snippet appended, bit 2 inverts its range.
+// text with the snippet appended, bit 2 inverts its range, bit 3 (on the
+// change's last edit) leaves the new version unread until the end.
 func FuzzChangeDocument(f *testing.F) {
+	f.Add(uint8(0), []byte{20, 0, 3, 9, 30, 2, 5, 8, 31, 0, 6, 9, 2, 1, 7, 9, 10, 0, 0, 1})
 	seeds := map[syntax.Language]string{
 		syntax.Go:         "package a\n\n// A doc.\nfunc A(x int) int {\n\treturn x\n}\n\ntype T struct{ X int }\n",
 		syntax.TypeScript: "import { y } from './y';\n\nexport function f(a: number): number {\n  return a + y;\n}\n\nexport class C {\n  m(): void {}\n}\n",
@@ -45,6 +49,11 @@ func FuzzChangeDocument(f *testing.F) {
 		outOfSync := false
 		version := int32(1)
 		var change []Edit
+		type unread struct {
+			d    *Document
+			text string
+		}
+		var later []unread
 		cur := text // the text the next edit of the change applies to
 		bad := false
 		for n := 0; len(ops) >= 4 && n < 32; n++ {
@@ -109,14 +118,27 @@ func FuzzChangeDocument(f *testing.F) {
 			if d.OutOfSync != outOfSync || d.Version != version || string(d.Content) != text {
 				t.Fatalf("change %+v: document out of sync %v, version %d, text %q; want %v, %d, %q", change, d.OutOfSync, d.Version, d.Content, outOfSync, version, text)
 			}
-			want, err := syntax.Parse(ctx, lang, []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, d.Syntax()); diff != "" {
-				t.Fatalf("change %+v: extraction (-Parse +document):\n%s\ntext:\n%s", change, diff, text)
+			if flags&8 != 0 {
+				later = append(later, unread{d, text})
+			} else {
+				checkExtraction(t, lang, d, text)
 			}
 			change, cur, bad = nil, text, false
 		}
+		for _, v := range later {
+			checkExtraction(t, lang, v.d, v.text)
+		}
 	})
+}
+
+// checkExtraction fails unless d's extraction is exactly Parse's of text.
+func checkExtraction(t *testing.T, lang syntax.Language, d *Document, text string) {
+	t.Helper()
+	want, err := syntax.Parse(context.Background(), lang, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, d.Syntax()); diff != "" {
+		t.Fatalf("version %d: extraction (-Parse +document):\n%s\ntext:\n%s", d.Version, diff, text)
+	}
 }

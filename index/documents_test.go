@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/google/go-cmp/cmp"
@@ -409,5 +413,259 @@ func TestSnapshotsKeepTheirDocuments(t *testing.T) {
 	}
 	if x.Snapshot().Documents().Len() != 0 {
 		t.Error("document still open")
+	}
+}
+
+// holdParser installs a parse hook that blocks the background parser
+// before each parse until release is called, and records the texts it
+// parsed. waitParse returns once the parser is held at its first parse.
+// The tests below order events with it instead of timing anything.
+func holdParser(t *testing.T) (parses func() []string, waitParse, release func()) {
+	t.Helper()
+	var mu sync.Mutex
+	var texts []string
+	gate, held := make(chan struct{}), make(chan struct{})
+	var once, first sync.Once
+	h := func(_ string, text []byte) {
+		first.Do(func() { close(held) })
+		<-gate
+		mu.Lock()
+		texts = append(texts, string(text))
+		mu.Unlock()
+	}
+	parseHook.Store(&h)
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(func() {
+		release()
+		parseHook.Store(nil)
+	})
+	parses = func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(texts)
+	}
+	return parses, func() { <-held }, release
+}
+
+// typed returns the text after each of n changes that append "// i\n" to
+// text, and the edits of each change.
+func typed(text string, n int) (texts []string, edits [][]Edit) {
+	for i := range n {
+		e := Edit{Start: len(text), End: len(text), Text: "// " + strconv.Itoa(i) + "\n"}
+		text += e.Text
+		texts = append(texts, text)
+		edits = append(edits, []Edit{e})
+	}
+	return texts, edits
+}
+
+// TestChangeDocumentParsesInTheBackground: a change never waits for a
+// parse; the changes made while the parser is busy are coalesced into one
+// parse of the last text; and every version, the ones the parser went past
+// included, gives exactly the extraction of its own text, in the overlay
+// and in the root.
+func TestChangeDocumentParsesInTheBackground(t *testing.T) {
+	parses, waitParse, release := holdParser(t)
+	dir := writeTree(t, "-- a.go --\npackage a\n")
+	x, _ := indexDir(t, dir, Options{})
+	ctx := testCtx(t)
+	uri := PathToURI(filepath.Join(dir, "a.go"))
+	open := "package a\n\nfunc A() {}\n"
+	texts, edits := typed(open, 5)
+
+	// The parser is held at the open version: if a change waited for a
+	// parse, the changes would never return.
+	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
+	waitParse()
+	var snaps []*Snapshot
+	for i, e := range edits {
+		d, err := x.ChangeDocument(ctx, uri, int32(i+2), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(d.Content) != texts[i] || d.LineCount() != strings.Count(texts[i], "\n")+1 {
+			t.Fatalf("change %d: text %q, %d lines; want %q", i, d.Content, d.LineCount(), texts[i])
+		}
+		snaps = append(snaps, x.Snapshot())
+	}
+	f := mustFile(t, x.Snapshot().Roots()[0], "a.go")
+	if f.Parsed() || f.Version != 6 || f.LineCount != strings.Count(texts[4], "\n")+1 {
+		t.Errorf("before any parse: root file %+v, parsed %v; want version 6, not parsed", f, f.Parsed())
+	}
+	release()
+
+	last, _ := x.Snapshot().Document(uri)
+	checkSyntax(t, "the last version", last.Syntax(), texts[4])
+	// One parse for the open version, then one for the five changes.
+	if diff := cmp.Diff([]string{open, texts[4]}, parses()); diff != "" {
+		t.Errorf("parsed texts (-want +got):\n%s", diff)
+	}
+	for i, s := range snaps {
+		d, _ := s.Document(uri)
+		checkSyntax(t, "version "+strconv.Itoa(i+2)+" in the overlay", d.Syntax(), texts[i])
+		checkSyntax(t, "version "+strconv.Itoa(i+2)+" in the root", mustFile(t, s.Roots()[0], "a.go").Syntax(), texts[i])
+	}
+	if !mustFile(t, x.Snapshot().Roots()[0], "a.go").Parsed() {
+		t.Error("the last version is not recorded as parsed")
+	}
+}
+
+func checkSyntax(t *testing.T, what string, got *syntax.File, text string) {
+	t.Helper()
+	want, err := syntax.Parse(context.Background(), syntax.Go, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: extraction (-Parse +got):\n%s", what, diff)
+	}
+}
+
+// TestPinnedVersionsAreParsed: a version a request holds (Pin) is parsed
+// by the background parser on its way to the last one, not passed over,
+// so the request's reader gets the parser's extraction of it.
+func TestPinnedVersionsAreParsed(t *testing.T) {
+	parses, waitParse, release := holdParser(t)
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	ctx := testCtx(t)
+	uri := "file:///nowhere/a.go"
+	open := "package a\n"
+	texts, edits := typed(open, 6)
+	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
+	waitParse()
+	var pinned *Snapshot
+	for i, e := range edits {
+		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			pinned = x.Pin()
+		}
+	}
+	release()
+	d, _ := pinned.Document(uri)
+	checkSyntax(t, "the pinned version", d.Syntax(), texts[2])
+	last, _ := x.Snapshot().Document(uri)
+	checkSyntax(t, "the last version", last.Syntax(), texts[5])
+	if d.ver.state != parsed {
+		t.Error("the pinned version was passed over")
+	}
+	if diff := cmp.Diff([]string{open, texts[2], texts[5]}, parses()); diff != "" {
+		t.Errorf("parsed texts (-want +got):\n%s", diff)
+	}
+}
+
+// TestParserCancelledOrOverBudget: a document closed while its parse is
+// held, or whose parses all overrun their budget, still gives every
+// version's exact extraction: its readers parse the text themselves.
+func TestParserCancelledOrOverBudget(t *testing.T) {
+	t.Run("closed while parsing", func(t *testing.T) {
+		_, waitParse, release := holdParser(t)
+		x := New(Options{CacheDir: "off"})
+		t.Cleanup(func() { x.Close() })
+		ctx := testCtx(t)
+		uri := "file:///nowhere/a.go"
+		texts, edits := typed("package a\n", 2)
+		x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
+		waitParse()
+		for i, e := range edits {
+			if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held := x.Snapshot()
+		if err := x.CloseDocument(ctx, uri); err != nil {
+			t.Fatal(err)
+		}
+		release()
+		d, _ := held.Document(uri)
+		checkSyntax(t, "a version of a closed document", d.Syntax(), texts[1])
+	})
+	t.Run("over budget", func(t *testing.T) {
+		defer func(b time.Duration) { parseBudget = b }(parseBudget)
+		parseBudget = time.Nanosecond
+		x := New(Options{CacheDir: "off"})
+		t.Cleanup(func() { x.Close() })
+		ctx := testCtx(t)
+		uri := "file:///nowhere/a.go"
+		texts, edits := typed("package a\n", 3)
+		x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
+		first, _ := x.Snapshot().Document(uri)
+		checkSyntax(t, "the open version", first.Syntax(), "package a\n")
+		for i, e := range edits {
+			d, err := x.ChangeDocument(ctx, uri, int32(i+2), e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSyntax(t, "version "+strconv.Itoa(i+2), d.Syntax(), texts[i])
+			if d.ver.state == parsed {
+				t.Errorf("version %d: parsed within a budget of 1ns", i+2)
+			}
+		}
+	})
+}
+
+// TestWithDocuments: a request's view applies the open documents it was
+// received with over the current roots, whatever happened to them since:
+// later changes, a close, a document opened afterwards.
+func TestWithDocuments(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc Disk() {}\n-- b.go --\npackage a\n\nfunc DiskB() {}\n-- c.go --\npackage a\n\nfunc DiskC() {}\n")
+	x, _ := indexDir(t, dir, Options{})
+	ctx := testCtx(t)
+	a, b, c := PathToURI(filepath.Join(dir, "a.go")), PathToURI(filepath.Join(dir, "b.go")), PathToURI(filepath.Join(dir, "c.go"))
+	x.OpenDocument(ctx, a, "go", 1, []byte("package a\n\nfunc A1() {}\n"))
+	x.OpenDocument(ctx, b, "go", 1, []byte("package a\n\nfunc B1() {}\n"))
+	pinned := x.Pin()
+	if _, err := x.ChangeDocument(ctx, a, 2, []Edit{{Full: true, Text: "package a\n\nfunc A2() {}\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.CloseDocument(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	x.OpenDocument(ctx, c, "go", 1, []byte("package a\n\nfunc C1() {}\n"))
+
+	type file struct {
+		Open    bool
+		Version int32
+		Text    string
+		Symbols string
+	}
+	get := func(s *Snapshot) map[string]file {
+		t.Helper()
+		out := map[string]file{}
+		r := s.Roots()[0]
+		for _, p := range []string{"a.go", "b.go", "c.go"} {
+			f := mustFile(t, r, p)
+			text, err := r.ReadText(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = file{f.Open, f.Version, string(text), names(f)}
+		}
+		return out
+	}
+	now := x.Snapshot()
+	view := x.WithDocuments(ctx, now, pinned)
+	want := map[string]file{
+		"a.go": {true, 1, "package a\n\nfunc A1() {}\n", "A1"},
+		"b.go": {true, 1, "package a\n\nfunc B1() {}\n", "B1"},
+		"c.go": {false, 0, "package a\n\nfunc DiskC() {}\n", "DiskC"},
+	}
+	if diff := cmp.Diff(want, get(view)); diff != "" {
+		t.Errorf("view (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{a, b}, view.Documents().URIs()); diff != "" {
+		t.Errorf("view's documents (-want +got):\n%s", diff)
+	}
+	if view.Version() != now.Version() || view.Fingerprint() != pinned.Fingerprint() {
+		t.Errorf("view version %d, fingerprint %s; want %d and the pinned files' %s", view.Version(), view.Fingerprint(), now.Version(), pinned.Fingerprint())
+	}
+	// The current snapshot is untouched.
+	if got := get(now); got["a.go"].Version != 2 || got["b.go"].Open || !got["c.go"].Open {
+		t.Errorf("current snapshot changed: %+v", got)
+	}
+	if x.WithDocuments(ctx, now, x.Pin()) != now || x.WithDocuments(ctx, now, nil) != now {
+		t.Error("a view of the same documents is not the snapshot itself")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
@@ -66,12 +67,19 @@ type Document struct {
 	// path; "" for a language without a parser and for URIs that are not
 	// files.
 	lang syntax.Language
-	// syn holds Content's parse tree, kept for the next edit's
-	// incremental reparse, and its extraction; nil without lang or when
-	// the last parse failed (the next change parses from scratch). Only
-	// the index's writer touches the tree; readers see the extraction
-	// through [Document.Syntax].
-	syn *syntax.Doc
+	// syn is the document's background parser, shared by all its
+	// versions: it owns the parse tree and brings it to the latest text
+	// off the notification loop. nil without lang.
+	syn *docParser
+	// ver is this version's text as the parser sees it, with the cell of
+	// its extraction ([Document.Syntax]); the root's File for the same
+	// version shares the cell. nil without lang.
+	ver *docVersion
+	// sha and lines are SHA256 and LineCount, computed once when the
+	// version is made: every root snapshot that applies the document
+	// (a change, a rescan, a request's view) reuses them.
+	sha   string
+	lines int
 	// synced is, for a document out of sync, the last document that was
 	// in sync: the one the roots hold. nil when in sync.
 	synced *Document
@@ -80,6 +88,9 @@ type Document struct {
 // SHA256 returns the hex sha256 of the content, the fingerprint the manifest
 // reports for files.
 func (d *Document) SHA256() string {
+	if d.sha != "" {
+		return d.sha
+	}
 	sum := sha256.Sum256(d.Content)
 	return hex.EncodeToString(sum[:])
 }
@@ -87,31 +98,24 @@ func (d *Document) SHA256() string {
 // LineCount returns the number of lines; an empty document has one line and a
 // final line break starts a new (empty) line, as editors count them.
 func (d *Document) LineCount() int {
-	n := 1
-	c := d.Content
-	for i := 0; i < len(c); i++ {
-		switch c[i] {
-		case '\n':
-			n++
-		case '\r':
-			n++
-			if i+1 < len(c) && c[i+1] == '\n' {
-				i++
-			}
-		}
+	if d.lines > 0 {
+		return d.lines
 	}
-	return n
+	return classify.LineCount(d.Content)
 }
 
 // Syntax returns the extraction of Content: exactly what [syntax.Parse]
-// returns for it, although the index reparses an edited document
-// incrementally. It is nil for a document whose path has no parser, whose
-// URI is not a file, or whose last parse failed.
+// returns for it, although the index parses an edited document
+// incrementally and in the background. It waits for the background parser
+// when it has not reached this version yet, and parses the text itself
+// when the parser went past it; either way it never returns another
+// version's extraction. It is nil for a document whose path has no parser,
+// whose URI is not a file, or whose parse failed.
 func (d *Document) Syntax() *syntax.File {
-	if d.syn == nil {
+	if d.ver == nil {
 		return nil
 	}
-	return d.syn.File()
+	return d.ver.cell.get()
 }
 
 // inSync returns the document the roots hold for d: d itself, or the last

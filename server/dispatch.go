@@ -79,10 +79,13 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, req *js
 	}
 }
 
-// startCall runs one request on a goroutine of its own.
+// startCall runs one request on a goroutine of its own. It runs on the
+// read loop, so the request's context carries the open documents exactly
+// as the notifications before it left them (Service.Received): what the
+// goroutine reads does not depend on when it gets to run.
 func (s *Server) startCall(ctx context.Context, reply jsonrpc2.Replier, req *jsonrpc2.Call, h handlers.RequestFunc) {
 	key := idKey(req.ID())
-	cctx, cancel := context.WithCancel(ctx)
+	cctx, cancel := context.WithCancel(s.session.Service.Received(ctx))
 	c := &call{method: req.Method(), cancel: cancel, reply: reply}
 	s.mu.Lock()
 	_, dup := s.inflight[key]

@@ -8,7 +8,12 @@
 // docs/dependency-defects.md). The rules it enforces:
 //
 //   - Notifications run on the read loop, one at a time, in arrival order, so
-//     that a request always sees every notification sent before it.
+//     that a request always sees every notification sent before it. They
+//     must be cheap: a didChange edits text there and leaves parsing to
+//     the index's background parser.
+//   - A request's context carries the open documents as they were when the
+//     read loop received it (workspace.Service.Received), so it sees no
+//     notification sent after it either, however late its goroutine runs.
 //   - Requests run on a goroutine each; a panic in one becomes an
 //     InternalError reply and the server keeps serving.
 //   - initialize and shutdown also run on the read loop: they change the

@@ -44,6 +44,7 @@ func runBuild[T any](ctx context.Context, s *Service, c Caller, command string, 
 	if err != nil {
 		return nil, s.failed(command, err, start)
 	}
+	snap = s.AsReceived(ctx, snap) // the open documents received before the request
 	if err := checkInSync(snap.Documents()); err != nil {
 		return nil, s.failed(command, err, start)
 	}

@@ -168,7 +168,7 @@ func (s *Service) buildOptions() contextbuilder.Options {
 		Refresh: func(ctx context.Context, uris []string) *index.Snapshot {
 			s.log.Info("refreshing files changed on disk since indexing", "files", len(uris))
 			s.index.FilesChanged(ctx, uris)
-			return s.index.Snapshot()
+			return s.AsReceived(ctx, s.index.Snapshot())
 		},
 	}
 }
@@ -192,6 +192,28 @@ func (c Caller) ready() {
 	if c.Ready != nil {
 		c.Ready()
 	}
+}
+
+// receivedKey is the context key of [Service.Received].
+type receivedKey struct{}
+
+// Received returns ctx carrying the index as it was when a front end
+// received a request ([index.Index.Pin]): a build under ctx reads exactly
+// the open documents' versions received before the request, even when it
+// starts after later changes or waits for indexing first. The LSP server
+// calls it on its notification loop, in message order; a front end that
+// does not (the CLI, which edits no buffer) builds from the index as it
+// is when the build starts.
+func (s *Service) Received(ctx context.Context) context.Context {
+	return context.WithValue(ctx, receivedKey{}, s.index.Pin())
+}
+
+// AsReceived returns snap with the open documents as ctx received them
+// (see [Service.Received]): its roots, with each open document as it was
+// when the request arrived. Without a received state it returns snap.
+func (s *Service) AsReceived(ctx context.Context, snap *index.Snapshot) *index.Snapshot {
+	pinned, _ := ctx.Value(receivedKey{}).(*index.Snapshot)
+	return s.index.WithDocuments(ctx, snap, pinned)
 }
 
 // outOfSync is the error of a build while a document is out of sync; its

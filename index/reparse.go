@@ -1,0 +1,370 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctxd/ctxd/index/syntax"
+)
+
+// The background parser of open documents.
+//
+// A didChange must cost the notification loop a byte splice, a sha256 and
+// a line count, never a parse: on a large buffer full of syntax errors one
+// parse takes tens of milliseconds (a fresh parse follows every
+// incremental one that leaves errors, see [syntax.Doc.Edit]), and an edit
+// storm of thousands of changes parsed one by one on the loop stalled every
+// request behind it. So [Index.ChangeDocument] publishes the new text at
+// once with an extraction cell that is still pending, and hands the edits
+// to the document's docParser, whose worker goroutine owns the parse tree:
+//
+//   - Coalescing: the worker takes every version queued since its last
+//     parse and parses only the newest (or the oldest one a reader waits
+//     for), with all their edits applied in order to the kept tree, so a
+//     burst of changes costs one incremental reparse, not one each.
+//   - Exact versions: every version has its own cell. A reader of version v
+//     (a build, documentSymbol, the relation graph) waits for the worker
+//     when v is being parsed, or queued behind a cheap parse, and parses
+//     v's text itself, from scratch, when the worker went past it or is
+//     busy with a text full of syntax errors (see docVersion.syntax). It
+//     never sees another version's extraction, and readers never touch
+//     the tree.
+//   - Time budget and cancellation: each parse runs under a context that
+//     closing or reopening the document, or closing the index, cancels, and
+//     that expires after parseBudget; go-tree-sitter's ParseCtx turns either
+//     into tree-sitter's cancellation flag, so the C parse stops promptly.
+//     A parse that does not finish drops the kept tree; its readers parse
+//     the text themselves and the next version is parsed from scratch.
+//
+// A running parse is not cancelled when newer text arrives: during a storm
+// every parse would be restarted before it finished. Finishing it bounds
+// how stale the kept tree gets to one parse, and the next parse takes all
+// the changes made meanwhile in one go.
+
+// parseBudget bounds the tree-sitter parses of one background reparse of
+// an open document. A 1 MiB file, the default size cap, parses in well
+// under a second even with syntax errors; a parse that takes longer is
+// pathological, and a reader that needs the result parses it itself
+// rather than wait behind a worker that may never finish.
+//
+// The budget is a context deadline, which go-tree-sitter's ParseCtx turns
+// into tree-sitter's cancellation flag, rather than the parser's own
+// timeout (Parser.SetOperationLimit, ts_parser_set_timeout_micros): the
+// parsers are pooled and shared with the scans, whose parses must not
+// inherit it, and one deadline covers both parses of an Edit whose
+// incremental result has errors.
+//
+// A variable so that a test can make every parse overrun it.
+var parseBudget = 2 * time.Second
+
+// parseHook, when a test sets it, runs on the worker before each parse
+// with the document and the text about to be parsed: tests hold the
+// worker back or count its parses, rather than time anything.
+var parseHook atomic.Pointer[func(uri string, text []byte)]
+
+// maxPreciseEdits is how many edits a coalesced batch may hold and still
+// reach tree-sitter one by one. Each edit costs a splice of the whole text
+// and a scan for its row; beyond this many, the batch is described as one
+// full-content change (the span between the common prefix and suffix of
+// the two texts), which is what a storm of edits all over the file amounts
+// to anyway.
+const maxPreciseEdits = 64
+
+// docParser owns one open document's parse tree and brings it to the
+// document's latest text in the background. It is shared by every version
+// of the document (they are immutable values; the parser is the one
+// mutable thing behind them) and closed when the document is closed or
+// replaced.
+type docParser struct {
+	x    *Index
+	uri  string
+	lang syntax.Language
+	// ctx is cancelled by Close: it ends a running parse.
+	ctx    context.Context
+	cancel context.CancelFunc
+	budget time.Duration // parseBudget when the document was opened
+
+	mu      sync.Mutex
+	queue   []*docVersion // versions the worker has not taken, oldest first
+	running bool          // a worker goroutine runs
+	closed  bool
+	// costly reports that the worker's last parse had syntax errors,
+	// so that its next one will most likely be an incremental parse
+	// followed by one from scratch (see [syntax.Doc.Edit]), or overran
+	// its budget.
+	costly bool
+
+	// doc is the kept parse: the text of the last version the worker
+	// parsed, its tree and its extraction; nil before the first parse and
+	// after a failed one. Only the worker touches it, or Close when no
+	// worker runs.
+	doc *syntax.Doc
+}
+
+// docVersion is one text of an open document as its parser sees it: the
+// edits that made it from the previous version's text, and the cell of
+// its extraction, which [Document.Syntax] and the root's [File.Syntax]
+// share.
+type docVersion struct {
+	p     *docParser
+	text  []byte
+	edits []Edit // from the previous version's text; nil for the first
+	cell  *syntaxCell
+
+	// Guarded by p.mu until done is closed, then immutable.
+	wanted bool // a reader waits for it, or a request holds it (Pin)
+	state  versionState
+	file   *syntax.File
+	done   chan struct{}
+}
+
+// versionState says where a version is in its parser.
+type versionState uint8
+
+const (
+	// queued: not yet taken by the worker.
+	queued versionState = iota
+	// parsing: the worker is parsing it.
+	parsing
+	// parsed: file is its extraction.
+	parsed
+	// passed: the worker went past it (a later version was parsed
+	// instead, or its parse failed, or the parser was closed); a reader
+	// parses the text itself.
+	passed
+	// claimed: a reader parses it itself while the worker is busy; the
+	// worker passes it over without settling it.
+	claimed
+)
+
+// newDocParser returns the parser of a newly opened document and the
+// first version, text, which it starts parsing at once.
+func (x *Index) newDocParser(uri string, lang syntax.Language, text []byte) (*docParser, *docVersion) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &docParser{x: x, uri: uri, lang: lang, ctx: ctx, cancel: cancel, budget: parseBudget}
+	return p, p.add(text, nil)
+}
+
+// add queues the version that edits made of the previous one, text, and
+// wakes the worker. It never parses.
+func (p *docParser) add(text []byte, edits []Edit) *docVersion {
+	v := &docVersion{p: p, text: text, edits: edits, done: make(chan struct{})}
+	v.cell = pendingCell(v.syntax)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		v.resolve(passed, nil)
+		return v
+	}
+	p.queue = append(p.queue, v)
+	p.startLocked()
+	return v
+}
+
+// want asks the worker not to go past v: a reader needs it, or a request
+// that will read it was received (see [Index.Pin]).
+func (p *docParser) want(v *docVersion) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v.state == queued && !v.wanted {
+		v.wanted = true
+		p.startLocked()
+	}
+}
+
+// startLocked starts the worker when there is work and none runs. Callers
+// hold p.mu.
+func (p *docParser) startLocked() {
+	if p.running || p.closed || len(p.queue) == 0 {
+		return
+	}
+	p.running = true
+	// Index.Close waits for the workers after closing every open
+	// document's parser; no worker starts once its parser is closed.
+	p.x.wg.Add(1)
+	go p.run()
+}
+
+// Close cancels a running parse, passes every queued version to its
+// readers and frees the tree. It may be called more than once.
+func (p *docParser) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	p.cancel()
+	for _, v := range p.queue {
+		if v.state == queued {
+			v.resolve(passed, nil)
+		}
+	}
+	p.queue = nil
+	if !p.running {
+		p.free()
+	}
+}
+
+// free closes the kept tree. Only the worker calls it, or Close when no
+// worker runs.
+func (p *docParser) free() {
+	if p.doc != nil {
+		p.doc.Close()
+		p.doc = nil
+	}
+}
+
+// run is the worker: it parses until the queue is empty, taking a batch of
+// versions each time, and exits; the next add starts a new one.
+func (p *docParser) run() {
+	defer p.x.wg.Done()
+	for {
+		p.mu.Lock()
+		if p.closed || len(p.queue) == 0 {
+			p.running = false
+			if p.closed {
+				p.free()
+			}
+			p.mu.Unlock()
+			return
+		}
+		// The oldest version a reader waits for, else the newest: the
+		// versions before it are passed, their edits applied on the way.
+		i := slices.IndexFunc(p.queue, func(v *docVersion) bool { return v.wanted && v.state == queued })
+		if i < 0 {
+			i = len(p.queue) - 1
+		}
+		batch := p.queue[:i+1]
+		p.queue = slices.Clone(p.queue[i+1:])
+		for _, v := range batch[:i] {
+			if v.state == queued {
+				v.resolve(passed, nil)
+			}
+		}
+		target := batch[i]
+		if target.state == queued {
+			target.state = parsing
+		}
+		p.mu.Unlock()
+
+		f := p.parse(batch)
+
+		p.mu.Lock()
+		p.costly = f == nil || f.HasErrors
+		settled := target.state == parsing
+		switch {
+		case !settled:
+			// Claimed: its reader parses it itself; this parse only
+			// moved the tree on for the next batch.
+		case f != nil:
+			target.resolve(parsed, f)
+		default:
+			target.resolve(passed, nil)
+		}
+		p.mu.Unlock()
+		if f != nil && settled {
+			// Fills the cell (it returns at once), so that File.Parsed
+			// reports the version parsed.
+			target.cell.get()
+		}
+	}
+}
+
+// parse brings the kept parse to the last version of batch: incrementally,
+// with every edit of the batch described to tree-sitter, or from scratch
+// when there is no kept tree. It returns nil when the parse failed or was
+// cancelled; the kept tree is then dropped, since the next batch's edits
+// start from a text it does not have.
+func (p *docParser) parse(batch []*docVersion) *syntax.File {
+	target := batch[len(batch)-1]
+	if h := parseHook.Load(); h != nil {
+		(*h)(p.uri, target.text)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, p.budget)
+	defer cancel()
+	var next *syntax.Doc
+	var err error
+	if p.doc != nil {
+		var edits []Edit
+		for _, v := range batch {
+			edits = append(edits, v.edits...)
+		}
+		if len(edits) > maxPreciseEdits {
+			edits = []Edit{{Full: true, Text: string(target.text)}}
+		}
+		next, err = p.doc.Edit(ctx, edits)
+		switch {
+		case errors.Is(err, syntax.ErrEditRange), err == nil && !bytes.Equal(next.Text(), target.text):
+			// The queue's edits do not lead from the kept text to the
+			// target's: a bug, never a reason to publish a wrong
+			// extraction. The text is parsed from scratch.
+			p.x.log.Error("open document's edits do not match its text; parsing it from scratch", "uri", p.uri, "err", err)
+			if err == nil && next != p.doc {
+				next.Close()
+			}
+			next, err = nil, nil
+		}
+	}
+	if next == nil && err == nil {
+		next, err = syntax.NewDoc(ctx, p.lang, target.text)
+	}
+	if err != nil {
+		if p.ctx.Err() == nil {
+			p.x.log.Warn("parsing open document failed; readers parse it themselves", "uri", p.uri, "bytes", len(target.text), "err", err)
+		}
+		p.free()
+		return nil
+	}
+	if next != p.doc {
+		p.free()
+		p.doc = next
+	}
+	return next.File()
+}
+
+// resolve settles v and wakes its readers. Callers hold v.p.mu.
+func (v *docVersion) resolve(s versionState, f *syntax.File) {
+	v.state, v.file = s, f
+	close(v.done)
+}
+
+// syntax is the load function of v's cell: the worker's extraction of v,
+// or a parse of v's own text from scratch, which touches no tree the worker
+// owns, when the worker went past v. A reader whose version is still
+// queued behind a worker busy with a text that has syntax errors claims it
+// and parses it itself rather than wait: each of the worker's parses then
+// costs an incremental parse and one from scratch (or overran its budget),
+// and the readers of
+// several versions (one per request of an edit storm) would otherwise
+// queue behind one goroutine while the other processors idle. Behind
+// clean parses, which take a few milliseconds, waiting is cheaper.
+func (v *docVersion) syntax() *syntax.File {
+	p := v.p
+	p.mu.Lock()
+	if v.state == queued && p.running && p.costly {
+		v.state = claimed
+	} else if v.state == queued && !v.wanted {
+		v.wanted = true
+		p.startLocked()
+	}
+	st := v.state
+	p.mu.Unlock()
+	if st != claimed {
+		<-v.done
+		if v.state == parsed {
+			return v.file
+		}
+	}
+	f, err := syntax.Parse(context.Background(), p.lang, v.text)
+	if err != nil {
+		p.x.log.Warn("parsing open document failed", "uri", p.uri, "err", err)
+		return nil
+	}
+	return f
+}
