@@ -23,9 +23,11 @@ func (e *env) openDocumentsNote() []string {
 	var docs []used
 	for _, uri := range e.snap.Documents().URIs() {
 		r, rel, ok := e.snap.Locate(uri)
-		if !ok || r != e.root {
+		if !ok || r.Root.Dir != e.root.Root.Dir {
 			// Outside every root, or in another (nested) one: this
-			// build read the file, if at all, from disk.
+			// build read the file, if at all, from disk. Compared by
+			// folder: the build may run on a view of the root
+			// (index.Demand).
 			continue
 		}
 		if f, ok := r.File(rel); ok && f.Open {
