@@ -384,6 +384,24 @@ func (v *view) eachDef(name string, fn func(n int32)) {
 	})
 }
 
+// eachSymIn calls fn for every symbol named name declared in one of
+// files (sorted ids), in id order. It looks up the files, not the name:
+// a traced graph records each file, so that a demand-driven build parses
+// the few files a scoped lookup can answer from, rather than every file
+// whose text holds a common name.
+func (v *view) eachSymIn(name string, files []int32, fn func(n, sym int32)) {
+	if v.tr != nil {
+		for _, n := range files {
+			v.file(n)
+		}
+	}
+	v.eachLoc(func(ix *index) []symLoc { return ix.syms.get(name) }, func(n, sym int32) {
+		if _, ok := slices.BinarySearch(files, n); ok {
+			fn(n, sym)
+		}
+	})
+}
+
 // eachSym calls fn for every symbol named name, in id order.
 func (v *view) eachSym(name string, fn func(n, sym int32)) {
 	v.need(NeedSym, name)

@@ -150,13 +150,20 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 	case NeedReg:
 		ws, under, ok := g.regWords(n.Key)
 		if !ok {
-			return func(string, func(words.Key) bool) bool { return true }
+			fams := regFamilies(n.Key)
+			return func(p string, _ func(words.Key) bool) bool {
+				return fams == nil || slices.Contains(fams, syntax.FamilyForPath(p))
+			}
 		}
 		alts := make([]words.Key, len(ws))
 		for i, w := range ws {
 			alts[i] = words.KeyOf(w)
 		}
+		fams := regFamilies(n.Key)
 		return func(p string, may func(words.Key) bool) bool {
+			if fams != nil && !slices.Contains(fams, syntax.FamilyForPath(p)) {
+				return false
+			}
 			if under != nil && under(p) {
 				return true
 			}
@@ -164,6 +171,28 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 		}
 	}
 	return func(string, func(words.Key) bool) bool { return true }
+}
+
+// regFamilies returns the language families whose import requests
+// register keys of key's kind (a request's kind follows its file's
+// language), nil when any may.
+func regFamilies(key string) []syntax.Family {
+	kind, _, _ := strings.Cut(key, ":")
+	switch kind {
+	case "go":
+		return []syntax.Family{syntax.FamilyGo}
+	case "js":
+		return []syntax.Family{syntax.FamilyECMAScript}
+	case "p":
+		return []syntax.Family{syntax.FamilyPython, syntax.FamilyRust, syntax.FamilyC}
+	case "py", "pyd":
+		return []syntax.Family{syntax.FamilyPython}
+	case "jp":
+		return []syntax.Family{syntax.FamilyJava}
+	case "ns":
+		return []syntax.Family{syntax.FamilyCSharp, syntax.FamilyC}
+	}
+	return nil
 }
 
 // regWords says which files may register an import request under key:

@@ -203,10 +203,7 @@ func (s *goState) topLevel(v *view, files []int32, name string, out []symLoc) []
 	if len(files) == 0 {
 		return out
 	}
-	v.eachSym(name, func(n, sym int32) {
-		if _, ok := slices.BinarySearch(files, n); !ok {
-			return
-		}
+	v.eachSymIn(name, files, func(n, sym int32) {
 		if v.file(n).syn.Symbols[sym].Container == "" {
 			out = append(out, symLoc{n, sym})
 		}
@@ -378,8 +375,8 @@ func (s *goState) members(v *view, t symLoc, name string, out []symLoc, depth in
 	typ := &tf.syn.Symbols[t.sym]
 	start := len(out)
 	files := s.pkgFiles(v, t.file)
-	v.eachSym(name, func(n, sym int32) {
-		if _, ok := slices.BinarySearch(files, n); ok && v.file(n).syn.Symbols[sym].Container == typ.Name {
+	v.eachSymIn(name, files, func(n, sym int32) {
+		if v.file(n).syn.Symbols[sym].Container == typ.Name {
 			out = append(out, symLoc{n, sym})
 		}
 	})
