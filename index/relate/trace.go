@@ -222,18 +222,20 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 				continue
 			}
 			if rest, in := within(dir, val); in {
-				alts = append(alts, words.Split(strings.TrimSuffix(mod+"/"+rest, "/")))
+				alts = append(alts, importWords(strings.TrimSuffix(mod+"/"+rest, "/")))
 			}
 		}
 		if e.hasStd {
 			if rest, in := within(e.stdRoot, val); in && rest != "" {
-				alts = append(alts, words.Split(rest))
+				alts = append(alts, importWords(rest))
 			}
 		}
 		if i := strings.LastIndex(val, "vendor/"); i >= 0 {
-			alts = append(alts, words.Split(val[i+len("vendor/"):]))
+			alts = append(alts, importWords(val[i+len("vendor/"):]))
 		}
-		alts = append(alts, words.Split(path.Base(val)))
+		// A relative import ("../constant") names the last element,
+		// after a relative path.
+		alts = append(alts, append([]string{words.Relative}, words.Split(path.Base(val))...))
 	case "jp", "ns":
 		alts = [][]string{words.Split(val)}
 	case "py":
@@ -275,6 +277,16 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 		}
 	}
 	return alts, under, true
+}
+
+// importWords is what the text of a Go file importing path p holds: the
+// path itself, quoted, so one path token when p is made of path bytes
+// (a '+' or '~' of a module path splits it), else its words.
+func importWords(p string) []string {
+	if words.IsPath(p) {
+		return []string{p}
+	}
+	return words.Split(p)
 }
 
 // jsAliased reports whether a config maps bare specifiers onto the root's

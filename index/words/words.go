@@ -11,7 +11,9 @@
 package words
 
 import (
+	"bytes"
 	"math/bits"
+	"strings"
 )
 
 // isWord is the table of word bytes.
@@ -41,6 +43,54 @@ func Each(text []byte, fn func(w []byte)) {
 	if start >= 0 {
 		fn(text[start:])
 	}
+}
+
+// isPath is the table of the bytes that join words into a path: an import
+// path or module name as written ("golang.org/x/net/http2").
+var isPath = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isWord[c] || c == '/' || c == '.' || c == '-'
+	}
+	return t
+}()
+
+// EachPath calls fn for every path of text: a maximal run of word bytes
+// and '/', '.', '-' that holds a '/' and a word byte (repeats included).
+func EachPath(text []byte, fn func(p []byte)) {
+	start, slash, word := -1, false, false
+	for i, c := range text {
+		if isPath[c] {
+			if start < 0 {
+				start, slash, word = i, false, false
+			}
+			slash = slash || c == '/'
+			word = word || isWord[c]
+			continue
+		}
+		if start >= 0 && slash && word {
+			fn(text[start:i])
+		}
+		start = -1
+	}
+	if start >= 0 && slash && word {
+		fn(text[start:])
+	}
+}
+
+// Relative is the token a filter holds when its text has a relative path
+// ("./x", "../x/y"): relative imports are rare in some languages, and
+// their words alone are common.
+const Relative = "./"
+
+// IsPath reports whether s is one path token of EachPath: path bytes
+// only, with a '/'.
+func IsPath(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isPath[s[i]] {
+			return false
+		}
+	}
+	return strings.Contains(s, "/")
 }
 
 // Split returns the distinct words of s in order of first appearance; nil
@@ -87,6 +137,7 @@ func hash(w []byte) uint64 {
 func NewFilter(text []byte) *Filter {
 	n := 0
 	Each(text, func([]byte) { n++ })
+	EachPath(text, func([]byte) { n++ })
 	// Repeats are most of a source file's words (about four in five):
 	// eight bits per occurrence, about forty per distinct word, keep false
 	// positives near one percent with two probes in one block.
@@ -96,6 +147,15 @@ func NewFilter(text []byte) *Filter {
 	}
 	f := &Filter{bits: make([]uint64, size/64)}
 	Each(text, func(w []byte) { f.add(hash(w)) })
+	// Paths too, so that an import path is tested whole: its words
+	// ("go", "constant") are common, the path is not.
+	rel := hash([]byte(Relative))
+	EachPath(text, func(p []byte) {
+		f.add(hash(p))
+		if p[0] == '.' && (bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../"))) {
+			f.add(rel)
+		}
+	})
 	return f
 }
 
@@ -130,7 +190,8 @@ func KeyOf(ws []string) Key {
 	return k
 }
 
-// MayContain reports whether every word of ws may occur in the text; a
+// MayContain reports whether every word (or path, see EachPath) of ws may
+// occur in the text; a
 // nil Filter (text never seen) may contain anything.
 func (f *Filter) MayContain(ws []string) bool { return f.MayContainKey(KeyOf(ws)) }
 

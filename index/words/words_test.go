@@ -78,3 +78,16 @@ func TestFromWords(t *testing.T) {
 		t.Error("a corrupt length must give nil")
 	}
 }
+
+func TestEachPath(t *testing.T) {
+	var got []string
+	EachPath([]byte("import (\n\t\"go/constant\"\n\t`golang.org/x/net/http2`\n\t\"fmt\"\n)\n// a/b+c x.y"), func(p []byte) { got = append(got, string(p)) })
+	want := []string{"go/constant", "golang.org/x/net/http2", "a/b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("EachPath (-want +got):\n%s", diff)
+	}
+	f := NewFilter([]byte(`import "go/constant"`))
+	if !f.MayContain([]string{"go/constant"}) || !IsPath("go/constant") || IsPath("fmt") || IsPath("a/b+c") {
+		t.Error("an import path must be found whole, and only path bytes make a path")
+	}
+}
