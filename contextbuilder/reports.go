@@ -39,6 +39,12 @@ func (e *env) reports(b bundled) outputs {
 			Model:         e.model,
 			Blocks:        b.built,
 		}
+		if b.built != nil {
+			out.bundle.canon = &canonBlocks{data: b.canonBlocks, n: len(b.built)}
+			if len(b.built) > 0 {
+				out.bundle.canon.first = &b.built[0]
+			}
+		}
 	}
 	return out
 }
