@@ -209,7 +209,7 @@ func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Threa
 		data["blocks"] = len(res.Bundle.Blocks)
 		data["included_files"] = len(m.Selection.IncludedFiles)
 		data["excluded"] = exclusionCounts(m.Selection.ExcludedCandidates)
-		data["redactions"] = len(res.RedactionReport.Redactions)
+		data["redactions"] = redactionCount(res.RedactionReport.Redactions)
 		data["estimated_input_tokens"] = res.BudgetReport.EstimatedInputTokens
 		data["decision"] = res.BudgetReport.Decision
 	case errors.As(err, &ref):
@@ -224,11 +224,23 @@ func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Threa
 	return nil
 }
 
-// exclusionCounts counts excluded candidates by reason.
+// exclusionCounts counts excluded candidates by reason, each group of a
+// long list (docs/contract.md, "Long lists") for the candidates it stands
+// for.
 func exclusionCounts(ex []contextbuilder.Excluded) map[string]int {
 	out := map[string]int{}
 	for _, e := range ex {
-		out[string(e.Reason)]++
+		out[string(e.Reason)] += e.Count()
 	}
 	return out
+}
+
+// redactionCount counts redaction entries, each group of a long list for
+// the entries it stands for.
+func redactionCount(rs []contextbuilder.Redaction) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Count()
+	}
+	return n
 }
