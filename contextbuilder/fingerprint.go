@@ -80,7 +80,7 @@ func BundleFingerprint(b *Bundle) (string, error) {
 	if b == nil {
 		return "", errors.New("bundle fingerprint: no bundle")
 	}
-	h := newBundleHash(false)
+	h := newBundleHash(false, 0)
 	for i := range b.Blocks {
 		h.block(&b.Blocks[i])
 	}
@@ -154,10 +154,16 @@ type bundleHash struct {
 // manifest preview holds no bundle.
 const flushAt = 32 << 10
 
-// newBundleHash starts the JCS form: "blocks" is the first key.
-func newBundleHash(keep bool) *bundleHash {
+// newBundleHash starts the JCS form: "blocks" is the first key. With
+// keep, size is the expected length of the blocks' form, so that the kept
+// buffer is allocated once rather than grown by doubling.
+func newBundleHash(keep bool, size int) *bundleHash {
 	b := &bundleHash{h: sha256.New(), keep: keep}
 	b.h.Write([]byte(`{"blocks":`))
+	if !keep {
+		size = flushAt + 1024
+	}
+	b.buf = make([]byte, 0, size)
 	b.buf = append(b.buf, '[')
 	return b
 }
@@ -169,11 +175,39 @@ func (b *bundleHash) block(x *Block) {
 		b.buf = append(b.buf, ',')
 	}
 	b.n++
-	b.buf = appendBlock(b.buf, x, true)
+	if b.keep || len(x.Content) < flushAt {
+		b.buf = appendBlock(b.buf, x, true)
+	} else {
+		// A large content in a hash that keeps nothing is written in
+		// pieces, so that the buffer stays at flushAt.
+		b.buf = appendBlockHead(b.buf, x, true)
+		b.buf = append(b.buf, '"')
+		for s := x.Content; s != ""; {
+			n := jcsCut(s, flushAt)
+			b.buf = appendJCSChars(b.buf, s[:n])
+			s = s[n:]
+			b.h.Write(b.buf)
+			b.buf = b.buf[:0]
+		}
+		b.buf = append(b.buf, '"')
+		b.buf = appendBlockTail(b.buf, x)
+	}
 	if !b.keep && len(b.buf) >= flushAt {
 		b.h.Write(b.buf)
 		b.buf = b.buf[:0]
 	}
+}
+
+// jcsCut returns where to cut s at or after n bytes so that both pieces
+// escape as the whole does: before an ASCII byte, which never belongs to
+// a multi-byte character (or to an invalid sequence encoding/json
+// replaces). Source text finds one within a few bytes; text without any
+// is not cut.
+func jcsCut(s string, n int) int {
+	for n < len(s) && s[n] >= utf8.RuneSelf {
+		n++
+	}
+	return min(n, len(s))
 }
 
 // sum ends the JCS form with the members after "blocks" and returns the
@@ -261,6 +295,13 @@ func (b *Bundle) AppendCanonical(dst []byte) []byte {
 // appendBlock appends a block; omitEmptyID leaves out an empty block_id,
 // as the id-less form hashed for block ids does.
 func appendBlock(dst []byte, x *Block, omitEmptyID bool) []byte {
+	dst = appendBlockHead(dst, x, omitEmptyID)
+	dst = AppendJCSString(dst, x.Content)
+	return appendBlockTail(dst, x)
+}
+
+// appendBlockHead appends a block up to its content's value.
+func appendBlockHead(dst []byte, x *Block, omitEmptyID bool) []byte {
 	if x.BlockID != "" || !omitEmptyID {
 		dst = append(dst, `{"block_id":`...)
 		dst = AppendJCSString(dst, x.BlockID)
@@ -269,8 +310,11 @@ func appendBlock(dst []byte, x *Block, omitEmptyID bool) []byte {
 		dst = append(dst, `{"block_type":`...)
 	}
 	dst = AppendJCSString(dst, string(x.BlockType))
-	dst = append(dst, `,"content":`...)
-	dst = AppendJCSString(dst, x.Content)
+	return append(dst, `,"content":`...)
+}
+
+// appendBlockTail appends a block after its content's value.
+func appendBlockTail(dst []byte, x *Block) []byte {
 	dst = append(dst, `,"meta":{"byte_size":`...)
 	m := &x.Meta
 	dst = AppendJCSInt(dst, m.ByteSize)
@@ -472,8 +516,15 @@ func AppendJCSInt(dst []byte, v int64) []byte {
 // and everything else — '<', U+2028, any non-ASCII character — is
 // written as it is.
 func AppendJCSString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
+	dst = appendJCSChars(dst, s)
+	return append(dst, '"')
+}
+
+// appendJCSChars appends the characters of AppendJCSString's form of s,
+// without the quotes.
+func appendJCSChars(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -511,6 +562,5 @@ func AppendJCSString(dst []byte, s string) []byte {
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }

@@ -105,6 +105,47 @@ func TestBundleHashIsJCS(t *testing.T) {
 	}
 }
 
+// TestBundleHashLongContent: contents longer than the buffer of a hash
+// that keeps nothing are written in pieces; cut next to multi-byte
+// characters, invalid UTF-8 and escapes, they still hash as the JCS form,
+// and as a kept form does.
+func TestBundleHashLongContent(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 40 {
+		var sb strings.Builder
+		for sb.Len() < flushAt*(1+i%3)+r.IntN(flushAt) {
+			if r.IntN(3) == 0 {
+				sb.WriteString(trickyPieces[r.IntN(len(trickyPieces))])
+			} else {
+				sb.WriteString(strings.Repeat("é日\xff"[r.IntN(3):], r.IntN(8)))
+				sb.WriteString(strings.Repeat("x", r.IntN(64)))
+			}
+		}
+		if i == 0 {
+			sb.Reset()
+			sb.WriteString(strings.Repeat("日本", flushAt)) // no ASCII byte to cut at
+		}
+		b := &Bundle{BundleVersion: 1, Purpose: PurposeDiff, Blocks: []Block{
+			{BlockID: "a", BlockType: BlockFile, Priority: P0, Title: "t", Content: sb.String()},
+			{BlockID: "b", BlockType: BlockFile, Priority: P0, Title: "u", Content: sb.String()[r.IntN(64):]},
+		}}
+		want, err := fingerprint(jcsBundle(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := BundleFingerprint(b); got != want {
+			t.Fatalf("content %d (%d bytes): streamed fingerprint %s, JCS %s", i, sb.Len(), got, want)
+		}
+		h := newBundleHash(true, 0)
+		for k := range b.Blocks {
+			h.block(&b.Blocks[k])
+		}
+		if got, _ := h.sum(b.BundleVersion, b.Purpose, b.CorrelationID, b.Model); got != want {
+			t.Fatalf("content %d: kept fingerprint %s, JCS %s", i, got, want)
+		}
+	}
+}
+
 // FuzzBundleHash: for any title and content, the streamed fingerprint is
 // the JCS one.
 func FuzzBundleHash(f *testing.F) {
@@ -229,7 +270,7 @@ func TestCanonicalBlocksReused(t *testing.T) {
 	for i := range b.Blocks {
 		b.Blocks[i].BlockID = fmt.Sprint("id-", i)
 	}
-	h := newBundleHash(true)
+	h := newBundleHash(true, 0)
 	for i := range b.Blocks {
 		h.block(&b.Blocks[i])
 	}

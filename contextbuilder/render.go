@@ -42,7 +42,15 @@ func (e *env) render(f fitted) (bundled, error) {
 	if b.correlationID == "" {
 		b.correlationID = derivedCorrelation(req)
 	}
-	h := newBundleHash(e.mode == modeBuild)
+	// A build keeps the canonical blocks: sized from the rendered contents
+	// (memoized by now), with room for escapes and each block's members.
+	size := 0
+	if e.mode == modeBuild {
+		for _, it := range f.blocks {
+			size += len(e.rendered(it).content)*9/8 + 640
+		}
+	}
+	h := newBundleHash(e.mode == modeBuild, size)
 	// block_id: from the bundle's inputs (INV-CONTEXT-2: the index and
 	// config fingerprints and the canonical request) and the block's
 	// position and sort key, so ids are stable and unique.

@@ -54,7 +54,8 @@ func (e *env) reports(b bundled) outputs {
 
 // sortedRedactions returns the redaction report's entries: in canonical
 // order (target, type, reason, details), exact duplicates removed, and
-// long runs of one type and reason grouped by directory (groupLong).
+// the entries of a type and reason with too many of them grouped by
+// directory (see "Long lists" below).
 func (t *trail) sortedRedactions() []Redaction {
 	return groupRedactions(t.allRedactions())
 }
@@ -185,10 +186,10 @@ func (e *env) counts(b bundled) Counts {
 // are grouped as it takes to leave at most groupThreshold of that reason:
 // the largest directories first, then, if grouping every directory is not
 // enough, by parent directories, and so on; every other entry is kept as
-// it is. Every candidate is still accounted for:
-// each is in exactly one entry, and [Excluded.Count] and [Redaction.Count]
-// give how many an entry stands for. The grouping depends only on the
-// sorted list, so it is as deterministic as the list.
+// it is. Every candidate is still accounted for: each is in exactly one
+// entry, and [Excluded.Count] and [Redaction.Count] give how many an entry
+// stands for. The grouping depends only on the sorted list, so it is as
+// deterministic as the list.
 
 // groupThreshold is how many entries of one reason a list holds before
 // they are grouped. At 100, a build of GOROOT/src at the default 128k-token

@@ -102,10 +102,16 @@ func mirrorTree(src, dst string) error {
 // BenchmarkServiceGOROOT is the warm end-to-end ctxd.buildContext as a
 // server runs it on $(go env GOROOT)/src: Service.BuildContext (index
 // wait, folder, governed build, artifact and audit event written and
-// fsynced) followed by the encoding of the reply, at budgets of 8k, 32k
-// and 128k tokens; and ctxd.budget (Service.Budget and its reply). Each
-// build gets a clock one second later than the previous one, so that
-// every build records a new artifact, as builds a user makes do.
+// fsynced) followed by the encoding of the reply, for the selection of
+// contextbuilder's BenchmarkGOROOT at budgets of 8k, 32k and 128k tokens
+// and for runtime/proc.go whole at 128k (build-proc, a reply of about
+// 0.7 MB); and ctxd.budget (Service.Budget and its reply) for the
+// selection. Each build gets a clock one second later than the previous
+// one, so that every build records a new artifact, as builds a user makes
+// do. Besides latency it reports the process's CPU time per call, the
+// steadier figure on a machine shared with other work.
+//
+//	go test -run '^$' -bench ServiceGOROOT -benchtime 300x ./workspace/
 func BenchmarkServiceGOROOT(b *testing.B) {
 	src, err := corpus.GoSrc()
 	if err != nil {
@@ -166,10 +172,30 @@ func BenchmarkServiceGOROOT(b *testing.B) {
 		}
 	}
 
+	// The selection's build, and the largest output of the targets
+	// docs/contract.md measures: runtime/proc.go whole, 677 blocks at the
+	// default budget.
+	proc := func(budget int) *contextbuilder.Request {
+		return &contextbuilder.Request{
+			Purpose:  contextbuilder.PurposeDiff,
+			PlanStep: &contextbuilder.PlanStep{ID: "s", TargetFiles: []string{"runtime/proc.go"}},
+			Model:    &contextbuilder.ModelRequest{MaxInputTokens: &budget},
+		}
+	}
+	type buildCase struct {
+		name    string
+		budget  int
+		request func(int) *contextbuilder.Request
+	}
+	var cases []buildCase
 	for _, budget := range []int{8000, 32000, 128000} {
+		cases = append(cases, buildCase{fmt.Sprintf("build/%dk", budget/1000), budget, request})
+	}
+	cases = append(cases, buildCase{"build-proc/128k", 128000, proc})
+	for _, c := range cases {
 		var size int
-		latencies(b, fmt.Sprintf("build/%dk", budget/1000), func() error {
-			res, err := s.BuildContext(ctx, workspace.Caller{}, request(budget))
+		latencies(b, c.name, func() error {
+			res, err := s.BuildContext(ctx, workspace.Caller{}, c.request(c.budget))
 			if err != nil {
 				return err
 			}
@@ -179,7 +205,7 @@ func BenchmarkServiceGOROOT(b *testing.B) {
 			size = len(data)
 			return err
 		})
-		b.Logf("build %dk: reply %d bytes", budget/1000, size)
+		b.Logf("%s: reply %d bytes", c.name, size)
 	}
 	for _, budget := range []int{8000, 32000, 128000} {
 		latencies(b, fmt.Sprintf("budget/%dk", budget/1000), func() error {
