@@ -1,9 +1,17 @@
 package contextbuilder
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gowebpki/jcs"
 )
 
 // jcsBundle is the bundle without bundle_id and created_at as the JSON
@@ -97,6 +105,47 @@ func TestBundleHashIsJCS(t *testing.T) {
 	}
 }
 
+// TestBundleHashLongContent: contents longer than the buffer of a hash
+// that keeps nothing are written in pieces; cut next to multi-byte
+// characters, invalid UTF-8 and escapes, they still hash as the JCS form,
+// and as a kept form does.
+func TestBundleHashLongContent(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 40 {
+		var sb strings.Builder
+		for sb.Len() < flushAt*(1+i%3)+r.IntN(flushAt) {
+			if r.IntN(3) == 0 {
+				sb.WriteString(trickyPieces[r.IntN(len(trickyPieces))])
+			} else {
+				sb.WriteString(strings.Repeat("é日\xff"[r.IntN(3):], r.IntN(8)))
+				sb.WriteString(strings.Repeat("x", r.IntN(64)))
+			}
+		}
+		if i == 0 {
+			sb.Reset()
+			sb.WriteString(strings.Repeat("日本", flushAt)) // no ASCII byte to cut at
+		}
+		b := &Bundle{BundleVersion: 1, Purpose: PurposeDiff, Blocks: []Block{
+			{BlockID: "a", BlockType: BlockFile, Priority: P0, Title: "t", Content: sb.String()},
+			{BlockID: "b", BlockType: BlockFile, Priority: P0, Title: "u", Content: sb.String()[r.IntN(64):]},
+		}}
+		want, err := fingerprint(jcsBundle(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := BundleFingerprint(b); got != want {
+			t.Fatalf("content %d (%d bytes): streamed fingerprint %s, JCS %s", i, sb.Len(), got, want)
+		}
+		h := newBundleHash(true, 0)
+		for k := range b.Blocks {
+			h.block(&b.Blocks[k])
+		}
+		if got, _ := h.sum(b.BundleVersion, b.Purpose, b.CorrelationID, b.Model); got != want {
+			t.Fatalf("content %d: kept fingerprint %s, JCS %s", i, got, want)
+		}
+	}
+}
+
 // FuzzBundleHash: for any title and content, the streamed fingerprint is
 // the JCS one.
 func FuzzBundleHash(f *testing.F) {
@@ -113,4 +162,136 @@ func FuzzBundleHash(f *testing.F) {
 			t.Fatalf("streamed fingerprint %s, JCS %s", got, want)
 		}
 	})
+}
+
+// fillRandom sets every field reachable from v (addressable) to a random
+// value: strings from trickyPieces, integers across their range (past
+// 2^53 too), pointers nil or set, slices nil, empty or with elements.
+// Being reflective, it fills a field added to a type later, which the
+// canonical writers must then cover.
+func fillRandom(r *rand.Rand, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(randomText(r))
+	case reflect.Int, reflect.Int64:
+		switch r.IntN(4) {
+		case 0:
+			v.SetInt(r.Int64() - 1<<62)
+		default:
+			v.SetInt(r.Int64N(1<<20) - 10)
+		}
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Pointer:
+		if r.IntN(4) == 0 {
+			v.SetZero()
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		fillRandom(r, p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		if r.IntN(5) == 0 {
+			v.SetZero()
+			return
+		}
+		n := r.IntN(4)
+		s := reflect.MakeSlice(v.Type(), n, n)
+		for i := range n {
+			fillRandom(r, s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillRandom(r, v.Field(i))
+			}
+		}
+	default:
+		panic("fillRandom: unhandled kind " + v.Kind().String())
+	}
+}
+
+// jcsOf is the jcs module's canonical form of v's encoding/json form.
+func jcsOf(t *testing.T, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := jcs.Transform(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCanonicalIsJCS: each output's AppendCanonical writes exactly the
+// jcs module's canonical form of its JSON encoding, for values with every
+// field filled at random (nil slices and pointers included) and for nil.
+func TestCanonicalIsJCS(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	check := func(name string, v any, got []byte) {
+		t.Helper()
+		if want := jcsOf(t, v); !bytes.Equal(got, want) {
+			t.Fatalf("%s: AppendCanonical differs from the jcs module (-want +got):\n%s", name, cmp.Diff(string(want), string(got)))
+		}
+	}
+	for range 500 {
+		var b Bundle
+		fillRandom(r, reflect.ValueOf(&b).Elem())
+		check("Bundle", &b, b.AppendCanonical(nil))
+		var m Manifest
+		fillRandom(r, reflect.ValueOf(&m).Elem())
+		check("Manifest", &m, m.AppendCanonical(nil))
+		var rr RedactionReport
+		fillRandom(r, reflect.ValueOf(&rr).Elem())
+		check("RedactionReport", &rr, rr.AppendCanonical(nil))
+		var br BudgetReport
+		fillRandom(r, reflect.ValueOf(&br).Elem())
+		check("BudgetReport", &br, br.AppendCanonical(nil))
+		var res Result
+		fillRandom(r, reflect.ValueOf(&res).Elem())
+		check("Result", &res, res.AppendCanonical(nil))
+	}
+	check("nil Result", (*Result)(nil), (*Result)(nil).AppendCanonical(nil))
+	check("nil Bundle", (*Bundle)(nil), (*Bundle)(nil).AppendCanonical(nil))
+}
+
+// TestCanonicalBlocksReused: a bundle keeps the canonical blocks its
+// fingerprint hashed, uses them while its Blocks are the slice they were
+// made from, and writes the blocks afresh once Blocks is replaced or cut.
+func TestCanonicalBlocksReused(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	b := randomBundle(r)
+	for len(b.Blocks) < 2 {
+		b = randomBundle(r)
+	}
+	for i := range b.Blocks {
+		b.Blocks[i].BlockID = fmt.Sprint("id-", i)
+	}
+	h := newBundleHash(true, 0)
+	for i := range b.Blocks {
+		h.block(&b.Blocks[i])
+	}
+	fp, kept := h.sum(b.BundleVersion, b.Purpose, b.CorrelationID, b.Model)
+	if want, _ := BundleFingerprint(b); fp != want {
+		t.Fatalf("keeping the blocks changed the fingerprint: %s, want %s", fp, want)
+	}
+	b.canon = &canonBlocks{data: []byte(`["kept"]`), first: &b.Blocks[0], n: len(b.Blocks)}
+	if got := string(b.AppendCanonical(nil)); !strings.HasPrefix(got, `{"blocks":["kept"],`) {
+		t.Errorf("the kept blocks are not used: %.60s", got)
+	}
+	b.canon.data = kept
+	if got, want := b.AppendCanonical(nil), jcsOf(t, b); !bytes.Equal(got, want) {
+		t.Errorf("with the kept blocks (-want +got):\n%s", cmp.Diff(string(want), string(got)))
+	}
+	b.Blocks = b.Blocks[:1]
+	if got, want := b.AppendCanonical(nil), jcsOf(t, b); !bytes.Equal(got, want) {
+		t.Errorf("after cutting Blocks, the kept form is still used (-want +got):\n%s", cmp.Diff(string(want), string(got)))
+	}
+	b.Blocks = slices.Clone(b.Blocks)
+	if got, want := b.AppendCanonical(nil), jcsOf(t, b); !bytes.Equal(got, want) {
+		t.Errorf("after replacing Blocks, the kept form is still used (-want +got):\n%s", cmp.Diff(string(want), string(got)))
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gowebpki/jcs"
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -191,12 +192,31 @@ func encodeOutcome(t *testing.T, res *contextbuilder.Result, err error) []byte {
 	default:
 		v = res
 		cbtest.ValidateValue(t, "build_result.schema.json", res)
+		checkCanonical(t, res)
 	}
 	b, mErr := json.MarshalIndent(v, "", "  ")
 	if mErr != nil {
 		t.Fatal(mErr)
 	}
 	return append(b, '\n')
+}
+
+// checkCanonical: the canonical form a build gives its artifact and reply
+// (made from the blocks its fingerprint hashed) is exactly the jcs
+// module's canonical form of the result's JSON encoding.
+func checkCanonical(t *testing.T, res *contextbuilder.Result) {
+	t.Helper()
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := jcs.Transform(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.AppendCanonical(nil); !bytes.Equal(got, want) {
+		t.Errorf("AppendCanonical differs from the jcs module's form (-want +got):\n%s", cmp.Diff(string(want), string(got)))
+	}
 }
 
 func tempRoot(t *testing.T) string { return indextest.TempDir(t) }

@@ -18,6 +18,9 @@ type bundled struct {
 	// built are the bundle's blocks, kept by a build only: a manifest
 	// needs their fingerprint, not the blocks.
 	built []Block
+	// canonBlocks is the JCS form of built that bundle_fingerprint
+	// hashed, kept by a build for its artifact and reply.
+	canonBlocks []byte
 }
 
 // render runs the render step: it orders the blocks (INV-CONTEXT-1) and
@@ -39,7 +42,15 @@ func (e *env) render(f fitted) (bundled, error) {
 	if b.correlationID == "" {
 		b.correlationID = derivedCorrelation(req)
 	}
-	h := newBundleHash()
+	// A build keeps the canonical blocks: sized from the rendered contents
+	// (memoized by now), with room for escapes and each block's members.
+	size := 0
+	if e.mode == modeBuild {
+		for _, it := range f.blocks {
+			size += len(e.rendered(it).content)*9/8 + 640
+		}
+	}
+	h := newBundleHash(e.mode == modeBuild, size)
 	// block_id: from the bundle's inputs (INV-CONTEXT-2: the index and
 	// config fingerprints and the canonical request) and the block's
 	// position and sort key, so ids are stable and unique.
@@ -56,7 +67,7 @@ func (e *env) render(f fitted) (bundled, error) {
 			b.built = append(b.built, blk)
 		}
 	}
-	b.fingerprint = h.sum(BundleVersion, e.req.Purpose, b.correlationID, e.model)
+	b.fingerprint, b.canonBlocks = h.sum(BundleVersion, e.req.Purpose, b.correlationID, e.model)
 	b.bundleID = uuidFromHex(b.fingerprint)
 	return b, nil
 }

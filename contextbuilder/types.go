@@ -96,6 +96,11 @@ type Bundle struct {
 	CorrelationID string  `json:"correlation_id"`
 	Model         Model   `json:"model"`
 	Blocks        []Block `json:"blocks"`
+
+	// canon is the canonical form of Blocks that bundle_fingerprint
+	// hashed, for [Bundle.AppendCanonical]; nil for a bundle not made by
+	// a build.
+	canon *canonBlocks
 }
 
 // Model is the bundle's model and budget parameters, every field set

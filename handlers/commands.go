@@ -43,5 +43,18 @@ func ExecuteCommand(ctx context.Context, s *Session, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, s.wireError(c.Name, err)
 	}
+	if r, ok := res.(canonicalResult); ok {
+		return json.RawMessage(r.AppendCanonical(nil)), nil
+	}
 	return res, nil
+}
+
+// canonicalResult is a result that writes its own canonical (RFC 8785)
+// JSON form: ctxd.buildContext's, whose blocks were written once while
+// building — the bytes its fingerprint hashed and its artifact recorded.
+// Replying with those bytes spares encoding the largest result of all a
+// second time; a client sees the same JSON value, with members in key
+// order.
+type canonicalResult interface {
+	AppendCanonical(dst []byte) []byte
 }

@@ -37,6 +37,80 @@ type contextArtifact struct {
 	ThreadID string `json:"thread_id,omitempty"`
 }
 
+// canonical is the artifact's RFC 8785 (JCS) form, the bytes the store
+// writes: members in key order, the builder's outputs as their own
+// AppendCanonical writes them (the bundle's blocks are the bytes its
+// fingerprint hashed, not written again), the rest written here.
+// TestContextArtifactIsJCS checks it against the jcs module.
+func (a *contextArtifact) canonical() []byte {
+	// The blocks are nearly all of it: size the buffer once.
+	n := 4096 + 256*len(a.Selection.Items)
+	if a.Bundle != nil {
+		for i := range a.Bundle.Blocks {
+			n += len(a.Bundle.Blocks[i].Content) + 512
+		}
+	}
+	dst := make([]byte, 0, n)
+	dst = append(dst, `{"budget_report":`...)
+	dst = a.BudgetReport.AppendCanonical(dst)
+	dst = append(dst, `,"bundle":`...)
+	dst = a.Bundle.AppendCanonical(dst)
+	dst = append(dst, `,"manifest":`...)
+	dst = a.Manifest.AppendCanonical(dst)
+	dst = append(dst, `,"policy":{"context_config_digest":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Policy.ContextConfigDigest)
+	dst = append(dst, `,"policy_artifact_sha256":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Policy.PolicyArtifact)
+	dst = append(dst, `,"rules_digest":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Policy.RulesDigest)
+	dst = append(dst, `,"skill":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Policy.Skill)
+	dst = append(dst, `},"redaction_report":`...)
+	dst = a.RedactionReport.AppendCanonical(dst)
+	dst = append(dst, `,"schema":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Schema)
+	dst = append(dst, `,"selection":{"items":`...)
+	if a.Selection.Items == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range a.Selection.Items {
+			it := &a.Selection.Items[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"block_id":`...)
+			dst = contextbuilder.AppendJCSString(dst, it.BlockID)
+			dst = append(dst, `,"block_type":`...)
+			dst = contextbuilder.AppendJCSString(dst, string(it.BlockType))
+			dst = append(dst, `,"bytes":`...)
+			dst = contextbuilder.AppendJCSInt(dst, int64(it.Bytes))
+			dst = append(dst, `,"path":`...)
+			dst = contextbuilder.AppendJCSString(dst, it.Path)
+			dst = append(dst, `,"priority":`...)
+			dst = contextbuilder.AppendJCSString(dst, string(it.Priority))
+			dst = append(dst, `,"symbol":`...)
+			dst = contextbuilder.AppendJCSString(dst, it.Symbol)
+			dst = append(dst, `,"title":`...)
+			dst = contextbuilder.AppendJCSString(dst, it.Title)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"ordering":`...)
+	dst = contextbuilder.AppendJCSString(dst, a.Selection.Ordering)
+	dst = append(dst, `,"total_bytes":`...)
+	dst = contextbuilder.AppendJCSInt(dst, int64(a.Selection.TotalBytes))
+	dst = append(dst, `,"total_items":`...)
+	dst = contextbuilder.AppendJCSInt(dst, int64(a.Selection.TotalItems))
+	dst = append(dst, '}')
+	if a.ThreadID != "" {
+		dst = append(dst, `,"thread_id":`...)
+		dst = contextbuilder.AppendJCSString(dst, a.ThreadID)
+	}
+	return append(dst, '}')
+}
+
 // policyRef names the configuration and rules a build ran under.
 type policyRef struct {
 	Skill               string `json:"skill"`
@@ -135,7 +209,7 @@ func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Threa
 		data["blocks"] = len(res.Bundle.Blocks)
 		data["included_files"] = len(m.Selection.IncludedFiles)
 		data["excluded"] = exclusionCounts(m.Selection.ExcludedCandidates)
-		data["redactions"] = len(res.RedactionReport.Redactions)
+		data["redactions"] = redactionCount(res.RedactionReport.Redactions)
 		data["estimated_input_tokens"] = res.BudgetReport.EstimatedInputTokens
 		data["decision"] = res.BudgetReport.Decision
 	case errors.As(err, &ref):
@@ -150,11 +224,23 @@ func (w *Workspace) auditSelection(req *contextbuilder.Request, th *ledger.Threa
 	return nil
 }
 
-// exclusionCounts counts excluded candidates by reason.
+// exclusionCounts counts excluded candidates by reason, each group of a
+// long list (docs/contract.md, "Long lists") for the candidates it stands
+// for.
 func exclusionCounts(ex []contextbuilder.Excluded) map[string]int {
 	out := map[string]int{}
 	for _, e := range ex {
-		out[string(e.Reason)]++
+		out[string(e.Reason)] += e.Count()
 	}
 	return out
+}
+
+// redactionCount counts redaction entries, each group of a long list for
+// the entries it stands for.
+func redactionCount(rs []contextbuilder.Redaction) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Count()
+	}
+	return n
 }

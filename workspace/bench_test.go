@@ -1,13 +1,23 @@
 package workspace_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/tools/corpus"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
 )
@@ -20,37 +30,17 @@ import (
 func BenchmarkRecording(b *testing.B) {
 	e := newEnv(b, nil)
 	ctx := context.Background()
-	timed := func(name string, f func(i int) error) {
-		b.Run(name, func(b *testing.B) {
-			times := make([]time.Duration, 0, b.N)
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				if err := f(i); err != nil {
-					b.Fatal(err)
-				}
-				times = append(times, time.Since(start))
-				i++
-			}
-			slices.Sort(times)
-			pct := func(p float64) float64 {
-				return float64(times[int(float64(len(times)-1)*p)].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
-		})
-	}
 	plain := request("Make Add saturate.", "", "", "")
-	timed("pure-build", func(int) error {
+	latencies(b, "pure-build", func() error {
 		_, err := contextbuilder.Build(ctx, e.x.Snapshot(), plain, e.opts)
 		return err
 	})
-	timed("recorded-build", func(int) error {
+	latencies(b, "recorded-build", func() error {
 		_, err := e.w.Build(ctx, e.x.Snapshot(), plain, e.opts)
 		return err
 	})
 	var turns int
-	timed("thread-build", func(i int) error {
+	latencies(b, "thread-build", func() error {
 		refs := []string{}
 		if turns > 0 {
 			refs = append(refs, fmt.Sprintf("intent:t%d", turns-1))
@@ -61,7 +51,7 @@ func BenchmarkRecording(b *testing.B) {
 	})
 	for _, mode := range []ledger.Mode{ledger.ModeStream, ledger.ModeLedger} {
 		var events int
-		timed("verify-"+string(mode), func(int) error {
+		latencies(b, "verify-"+string(mode), func() error {
 			r, err := workspace.Verify(e.dir, mode)
 			if err == nil && !r.OK {
 				err = fmt.Errorf("verify: %d mismatches", r.Counts.Mismatches)
@@ -73,4 +63,196 @@ func BenchmarkRecording(b *testing.B) {
 		})
 		b.Logf("verify %s: %d ledger events", mode, events)
 	}
+}
+
+// mirrorTree recreates the tree at src under dst with hard links to its
+// files (and its symbolic links as they are), leaving out src's own .ctxd:
+// the service then indexes exactly GOROOT/src's files but records into
+// dst/.ctxd, never into the toolchain's tree. Hard links cost no copy; the
+// workspace's config allows them (sandbox.allow_hard_links).
+func mirrorTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if rel == ".ctxd" {
+			return fs.SkipDir
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			return os.Link(p, to)
+		}
+		return nil
+	})
+}
+
+// BenchmarkServiceGOROOT is the warm end-to-end ctxd.buildContext as a
+// server runs it on $(go env GOROOT)/src: Service.BuildContext (index
+// wait, folder, governed build, artifact and audit event written and
+// fsynced) followed by the encoding of the reply, for the selection of
+// contextbuilder's BenchmarkGOROOT at budgets of 8k, 32k and 128k tokens
+// and for runtime/proc.go whole at 128k (build-proc, a reply of about
+// 0.7 MB); and ctxd.budget (Service.Budget and its reply) for the
+// selection. Each build gets a clock one second later than the previous
+// one, so that every build records a new artifact, as builds a user makes
+// do. Besides latency it reports the process's CPU time per call, the
+// steadier figure on a machine shared with other work.
+//
+//	go test -run '^$' -bench ServiceGOROOT -benchtime 300x ./workspace/
+func BenchmarkServiceGOROOT(b *testing.B) {
+	src, err := corpus.GoSrc()
+	if err != nil {
+		b.Skipf("GOROOT corpus unavailable: %v", err)
+	}
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := mirrorTree(src, dir); err != nil {
+		b.Skipf("cannot mirror %s with hard links: %v", src, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".ctxd"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ctxd", "config.json"), []byte(`{"schema_version": "1", "sandbox": {"allow_hard_links": true}}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var tick atomic.Int64
+	now := func() time.Time { return fixedNow().Add(time.Duration(tick.Add(1)) * time.Second) }
+	s := workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)})
+	defer s.Close()
+	ctx := context.Background()
+	start := time.Now()
+	if _, err := s.OpenFolder(ctx, dir, "src"); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("indexed in %v", time.Since(start))
+
+	target := filepath.Join(dir, "net", "http", "server.go")
+	text, err := os.ReadFile(target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := bytes.Index(text, []byte("func (c *conn) serve(ctx context.Context) {"))
+	if i < 0 {
+		b.Fatalf("(*conn).serve not found in %s", target)
+	}
+	line := bytes.Count(text[:i], []byte("\n"))
+	// The selection of contextbuilder's BenchmarkGOROOT: lines 10 to 12 of
+	// the function, as byte offsets (the LSP front end converts them).
+	lineStart := func(n int) int {
+		off := 0
+		for range n {
+			off += bytes.IndexByte(text[off:], '\n') + 1
+		}
+		return off
+	}
+	sel := contextbuilder.Range{Start: contextbuilder.Position{Line: line + 10, Character: 2}, End: contextbuilder.Position{Line: line + 12}}
+	span := contextbuilder.Span{Start: lineStart(line+10) + 2, End: lineStart(line + 12)}
+	uri := index.PathToURI(target)
+	request := func(budget int) *contextbuilder.Request {
+		return &contextbuilder.Request{
+			Purpose:    contextbuilder.PurposeDiff,
+			ActiveFile: uri,
+			Selection:  &contextbuilder.SelectionRange{URI: uri, Range: sel, Span: &span},
+			Model:      &contextbuilder.ModelRequest{MaxInputTokens: &budget},
+		}
+	}
+
+	// The selection's build, and the largest output of the targets
+	// docs/contract.md measures: runtime/proc.go whole, 677 blocks at the
+	// default budget.
+	proc := func(budget int) *contextbuilder.Request {
+		return &contextbuilder.Request{
+			Purpose:  contextbuilder.PurposeDiff,
+			PlanStep: &contextbuilder.PlanStep{ID: "s", TargetFiles: []string{"runtime/proc.go"}},
+			Model:    &contextbuilder.ModelRequest{MaxInputTokens: &budget},
+		}
+	}
+	type buildCase struct {
+		name    string
+		budget  int
+		request func(int) *contextbuilder.Request
+	}
+	var cases []buildCase
+	for _, budget := range []int{8000, 32000, 128000} {
+		cases = append(cases, buildCase{fmt.Sprintf("build/%dk", budget/1000), budget, request})
+	}
+	cases = append(cases, buildCase{"build-proc/128k", 128000, proc})
+	for _, c := range cases {
+		var size int
+		latencies(b, c.name, func() error {
+			res, err := s.BuildContext(ctx, workspace.Caller{}, c.request(c.budget))
+			if err != nil {
+				return err
+			}
+			// The reply as handlers.ExecuteCommand gives it to the
+			// JSON-RPC layer, which marshals it once.
+			data, err := json.Marshal(json.RawMessage(res.AppendCanonical(nil)))
+			size = len(data)
+			return err
+		})
+		b.Logf("%s: reply %d bytes", c.name, size)
+	}
+	for _, budget := range []int{8000, 32000, 128000} {
+		latencies(b, fmt.Sprintf("budget/%dk", budget/1000), func() error {
+			res, err := s.Budget(ctx, workspace.Caller{}, request(budget))
+			if err != nil {
+				return err
+			}
+			_, err = json.Marshal(res)
+			return err
+		})
+	}
+}
+
+// latencies runs f as a sub-benchmark after one warm-up call and reports the
+// 50th and 95th percentiles of its latency in milliseconds.
+func latencies(b *testing.B, name string, f func() error) {
+	b.Run(name, func(b *testing.B) {
+		if err := f(); err != nil { // warm: caches, the first artifact directory
+			b.Fatal(err)
+		}
+		times := make([]time.Duration, 0, b.N)
+		cpu0 := cpuTime()
+		for b.Loop() {
+			start := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+		cpu := cpuTime() - cpu0
+		slices.Sort(times)
+		pct := func(p float64) float64 {
+			return float64(times[int(float64(len(times)-1)*p)].Microseconds()) / 1000
+		}
+		b.ReportMetric(pct(0.50), "p50-ms")
+		b.ReportMetric(pct(0.95), "p95-ms")
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(times)), "cpu-ms/op")
+	})
+}
+
+// cpuTime is the CPU time the process has used (user and system, every
+// thread): what a call costs on a machine shared with other work, where
+// latency also measures the neighbours.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

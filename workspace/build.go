@@ -325,7 +325,10 @@ func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadI
 	if pr.rules != nil {
 		a.Policy.Skill, a.Policy.RulesDigest = pr.rules.Skill, pr.rules.Digest
 	}
-	sha, err := w.store.Put(store.KindContext, a)
+	// The artifact is written from the canonical bytes made while
+	// building, not encoded and canonicalized again: see
+	// contextArtifact.canonical.
+	sha, err := w.store.PutCanonical(store.KindContext, a.canonical())
 	if err != nil {
 		return "", fmt.Errorf("writing the context artifact: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gowebpki/jcs"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
@@ -634,6 +635,25 @@ func TestContextArtifact(t *testing.T) {
 		t.Fatal(err)
 	}
 	cbtest.Validate(t, "context_artifact.schema.json", data)
+	if c, err := jcs.Transform(data); err != nil || !bytes.Equal(c, data) {
+		t.Errorf("the artifact is not in canonical form (err %v)", err)
+	}
+	// The outputs inside are the result returned, byte for byte in
+	// canonical form.
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(data, &parts); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]byte{
+		"bundle":           res.Bundle.AppendCanonical(nil),
+		"manifest":         res.Manifest.AppendCanonical(nil),
+		"redaction_report": res.RedactionReport.AppendCanonical(nil),
+		"budget_report":    res.BudgetReport.AppendCanonical(nil),
+	} {
+		if !bytes.Equal(parts[name], want) {
+			t.Errorf("the artifact's %s differs from the result's (-result +artifact):\n%s", name, cmp.Diff(string(want), string(parts[name])))
+		}
+	}
 	var a struct {
 		Bundle    contextbuilder.Bundle `json:"bundle"`
 		Selection struct {

@@ -5,7 +5,8 @@
 // .gitignore current (generated state is ignored, config.json and
 // templates/ are meant to be committed) and removes temp files a crash left
 // behind. [Store.Put] writes a value as canonical JSON (RFC 8785, JCS) named
-// by the sha256 of those bytes, one directory per [Kind]; [Store.Get] reads
+// by the sha256 of those bytes, one directory per [Kind], and
+// [Store.PutCanonical] writes bytes its caller already made canonical; [Store.Get] reads
 // it back and checks the hash; [Store.Verify] checks every artifact and
 // reports each as an [ArtifactCheck]. [WriteFileAtomic] is the
 // write-temp-fsync-rename helper the store uses, exported for other state

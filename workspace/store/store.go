@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"github.com/gowebpki/jcs"
 )
@@ -72,6 +73,13 @@ type Store struct {
 	root string   // absolute workspace root
 	dir  string   // absolute <root>/.ctxd
 	fsys *os.Root // handle on dir
+
+	// synced is, per kind, the artifact this store last wrote or synced:
+	// the one a repeated build (same inputs, same second) stores again,
+	// which then costs a comparison and no fsync. One name per kind keeps
+	// it bounded.
+	mu     sync.Mutex
+	synced map[Kind]string
 
 	// beforeRename, when set by a test, runs after a temp file is
 	// complete and before it is renamed; returning true simulates a crash
@@ -208,11 +216,38 @@ func (s *Store) Put(kind Kind, v any) (sha string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("storing a %s artifact: canonical form: %w", kind, err)
 	}
+	return s.PutCanonical(kind, data)
+}
+
+// PutCanonical is [Store.Put] for a value the caller has already written
+// in canonical form: data must be the RFC 8785 (JCS) form of a JSON
+// value, which PutCanonical does not check — canonicalizing again is the
+// cost it exists to avoid. A caller guarantees it by construction and
+// proves it with a test against the jcs module; [Store.Verify] reports an
+// artifact that is not canonical all the same.
+//
+// When it returns, the artifact is durable: the file was written under a
+// temporary name, fsynced, renamed to its hash and the directory fsynced,
+// so a crash after PutCanonical cannot lose it, and a crash before leaves
+// no file under that name. An artifact already stored with exactly these
+// bytes (the same build again, in the same second) is not written again.
+func (s *Store) PutCanonical(kind Kind, data []byte) (sha string, err error) {
+	if !kind.valid() {
+		return "", fmt.Errorf("storing an artifact: kind %q: %w", kind, ErrInvalidName)
+	}
 	sum := sha256.Sum256(data)
 	sha = hex.EncodeToString(sum[:])
 	dir := filepath.Join(artifactsDir, string(kind))
 	base := sha + ".json"
-	if old, err := s.fsys.ReadFile(filepath.Join(dir, base)); err == nil && bytes.Equal(old, data) {
+	if s.holds(filepath.Join(dir, base), data) {
+		// Another writer's rename may not be durable yet (it fsyncs the
+		// directory after renaming), unless this store synced it itself.
+		if !s.wasSynced(kind, sha) {
+			if err := syncDir(s.fsys, dir); err != nil {
+				return "", fmt.Errorf("storing artifact %s: %w", s.Path(kind, sha), err)
+			}
+			s.markSynced(kind, sha)
+		}
 		return sha, nil
 	}
 	if err := s.fsys.MkdirAll(dir, 0o700); err != nil {
@@ -221,7 +256,37 @@ func (s *Store) Put(kind Kind, v any) (sha string, err error) {
 	if err := writeAtomic(s.fsys, dir, base, "."+sha+".", data, 0o600, s.beforeRename); err != nil {
 		return "", fmt.Errorf("storing artifact %s: %w", s.Path(kind, sha), err)
 	}
+	s.markSynced(kind, sha)
 	return sha, nil
+}
+
+// wasSynced reports whether sha is the artifact of kind this store last
+// made durable.
+func (s *Store) wasSynced(kind Kind, sha string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.synced[kind] == sha
+}
+
+func (s *Store) markSynced(kind Kind, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.synced == nil {
+		s.synced = map[Kind]string{}
+	}
+	s.synced[kind] = sha
+}
+
+// holds reports whether the file at name (inside the store) holds exactly
+// data. The size is compared first, so that a corrupt artifact of another
+// size is not read, and a missing one costs one failed stat.
+func (s *Store) holds(name string, data []byte) bool {
+	fi, err := s.fsys.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		return false
+	}
+	old, err := s.fsys.ReadFile(name)
+	return err == nil && bytes.Equal(old, data)
 }
 
 // Get returns the bytes of an artifact after checking that they hash to

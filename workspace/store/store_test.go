@@ -118,6 +118,58 @@ func TestPutIdempotent(t *testing.T) {
 	}
 }
 
+// TestPutCanonical: canonical bytes given as they are make the same
+// artifact as Put of the value they encode; storing them again, from this
+// store or from another one on the same directory (another process), does
+// not rewrite the file; a corrupted file of the same size is replaced.
+func TestPutCanonical(t *testing.T) {
+	root := t.TempDir()
+	s := open(t, root)
+	v := sample{Name: "n", Count: 3, Tags: []string{}, HTML: "<a>"}
+	data := []byte(`{"count":3,"html":"<a>","name":"n","tags":[]}`)
+	sha, err := s.PutCanonical(KindContext, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaPut, err := s.Put(KindContext, v); err != nil || viaPut != sha {
+		t.Fatalf("Put of the value: %s, %v; PutCanonical gave %s", viaPut, err, sha)
+	}
+	file := artifactFile(s, KindContext, sha)
+	before, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, root)
+	for _, st := range []*Store{s, other} {
+		if again, err := st.PutCanonical(KindContext, data); err != nil || again != sha {
+			t.Fatalf("PutCanonical again: %s, %v", again, err)
+		}
+		after, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(before, after) {
+			t.Errorf("storing the same bytes again replaced the file")
+		}
+	}
+	flipped := bytes.Replace(data, []byte(`"n"`), []byte(`"m"`), 1)
+	if err := os.WriteFile(file, flipped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutCanonical(KindContext, data); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(KindContext, sha); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("a same-size corruption was not repaired: %q, %v", got, err)
+	}
+	if checks, err := s.Verify(); err != nil || len(checks) != 1 || checks[0].Status != StatusOK {
+		t.Errorf("Verify after PutCanonical: %+v, %v", checks, err)
+	}
+	if _, err := s.PutCanonical("bogus", data); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("PutCanonical with a bad kind: %v, want ErrInvalidName", err)
+	}
+}
+
 func TestPutRepairsCorrupt(t *testing.T) {
 	s := open(t, t.TempDir())
 	sha, err := s.Put(KindPrompt, sample{Name: "p"})

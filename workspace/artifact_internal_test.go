@@ -1,0 +1,84 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gowebpki/jcs"
+)
+
+// randomStrings are the strings where encoding/json, JCS and a
+// hand-written encoder could disagree.
+var randomStrings = []string{"", "a", "line\n", `"q"`, `b\s`, "<&>", "\u2028", "\x00\x1f\x7f", "é😀", "\xff", "\ufffd"}
+
+// fill sets every exported field reachable from v to a random value, so
+// that a field added to the artifact (or to a builder output inside it)
+// without being added to its canonical writer fails the test.
+func fill(r *rand.Rand, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(randomStrings[r.IntN(len(randomStrings))] + randomStrings[r.IntN(len(randomStrings))])
+	case reflect.Int, reflect.Int64:
+		if r.IntN(4) == 0 {
+			v.SetInt(r.Int64() - 1<<62)
+		} else {
+			v.SetInt(r.Int64N(1<<20) - 10)
+		}
+	case reflect.Pointer:
+		if r.IntN(5) == 0 {
+			v.SetZero()
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		fill(r, p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		if r.IntN(5) == 0 {
+			v.SetZero()
+			return
+		}
+		n := r.IntN(4)
+		s := reflect.MakeSlice(v.Type(), n, n)
+		for i := range n {
+			fill(r, s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(r, v.Field(i))
+			}
+		}
+	default:
+		panic("fill: unhandled kind " + v.Kind().String())
+	}
+}
+
+// TestContextArtifactIsJCS: the bytes the store writes for a contexts
+// artifact are exactly the jcs module's canonical form of its JSON
+// encoding, for artifacts with every field filled at random.
+func TestContextArtifactIsJCS(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 500 {
+		var a contextArtifact
+		fill(r, reflect.ValueOf(&a).Elem())
+		if i%3 == 0 {
+			a.ThreadID = "" // omitted
+		}
+		raw, err := json.Marshal(&a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jcs.Transform(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.canonical(); !bytes.Equal(got, want) {
+			t.Fatalf("artifact %d: canonical differs from the jcs module (-want +got):\n%s", i, cmp.Diff(string(want), string(got)))
+		}
+	}
+}
