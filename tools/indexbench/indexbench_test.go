@@ -53,12 +53,12 @@ func TestFormat(t *testing.T) {
 
 func TestGoals(t *testing.T) {
 	r := row{ratio: 2.5}
-	r.goalRatio(2)
-	if r.met != -1 || r.goalCell() != "≤ 2.00×: MISSED" {
+	r.goalRatio(2, 1500*time.Millisecond)
+	if r.met != -1 || r.goalCell() != "≤ 2.00× = 3.00 s: MISSED" {
 		t.Errorf("2.5× against 2×: %+v %q", r, r.goalCell())
 	}
 	r = row{ratio: math.NaN()}
-	r.goalRatio(2)
+	r.goalRatio(2, 0)
 	if r.met != 0 {
 		t.Errorf("no ratio judged: %+v", r)
 	}

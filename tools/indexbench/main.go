@@ -412,7 +412,7 @@ func (b *bench) rows() []row {
 		}
 		x := row{figure: "cold index (ctxd index, empty cache)", ctags: ctagsCell, ratio: vsCtags(r.wall),
 			ctxd: fmt.Sprintf("%s (CPU %s)", fmtDur(r.wall), cpu)}
-		x.goalRatio(c.goalCold)
+		x.goalRatio(c.goalCold, ct.wall)
 		rows = append(rows, x)
 	} else {
 		rows = append(rows, failedRow("cold index (ctxd index, empty cache)", b.coldErr))
@@ -450,7 +450,7 @@ func (b *bench) rows() []row {
 		x := row{figure: figure, ctags: ctagsCell, ratio: vsCtags(f.wall),
 			ctxd: fmt.Sprintf("%s (CPU %s%s)", fmtDur(f.wall), fmtDur(f.cpu), ready)}
 		if goal > 0 {
-			x.goalRatio(goal)
+			x.goalRatio(goal, ct.wall)
 		}
 		rows = append(rows, x)
 	}
@@ -487,7 +487,7 @@ func (b *bench) rows() []row {
 		if c.goalBuildAbs > 0 {
 			x.goalAbs(fmtDur(c.goalBuildAbs), true, p95 <= c.goalBuildAbs)
 		} else {
-			x.goalRatio(c.goalBuildRatio)
+			x.goalRatio(c.goalBuildRatio, ct.wall)
 		}
 	}
 	editGoal := func(x *row, p99 time.Duration) {
@@ -520,8 +520,16 @@ func (b *bench) rows() []row {
 	for _, r := range b.cold {
 		coldRSS = max(coldRSS, r.rssKB)
 	}
-	rss("peak RSS, ctxd index (empty cache)", coldRSS, fmt.Sprintf(" (highest of %d runs)", len(b.cold)), b.coldErr)
-	rss("peak RSS, server (VmHWM before shutdown)", s.hwmKB, " (the session above: empty cache, builds, edits)", b.sessErr)
+	of := " (highest of %d runs)"
+	if len(b.cold) == 1 {
+		of = " (%d run)"
+	}
+	rss("peak RSS, ctxd index (empty cache)", coldRSS, fmt.Sprintf(of, len(b.cold)), b.coldErr)
+	note := " (the session above: empty cache, builds, edits"
+	if s.first.hwmKB > 0 {
+		note += "; " + fmtMB(s.first.hwmKB) + " at its first bundle"
+	}
+	rss("peak RSS, server (VmHWM before shutdown)", s.hwmKB, note+")", b.sessErr)
 	var warmHWM int64
 	for _, r := range b.firstWarm {
 		warmHWM = max(warmHWM, r.hwmKB)

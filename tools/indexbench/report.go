@@ -19,9 +19,14 @@ type row struct {
 	met    int     // 0 no goal or no figure, 1 met, -1 missed
 }
 
-// goalRatio judges a ratio against its ceiling.
-func (r *row) goalRatio(ceiling float64) {
+// goalRatio judges a ratio against its ceiling; ref, the time the ratio
+// is to (ctags' wall time), turns the ceiling into a time too, which a
+// rounded ratio could not show ("0.03× ≤ 0.03×: MISSED").
+func (r *row) goalRatio(ceiling float64, ref time.Duration) {
 	r.goal = "≤ " + fmtRatio(ceiling)
+	if ref > 0 {
+		r.goal += " = " + fmtDur(time.Duration(ceiling*float64(ref)))
+	}
 	r.judge(!math.IsNaN(r.ratio), r.ratio <= ceiling)
 }
 
