@@ -15,7 +15,7 @@ import (
 // seed gives the same bytes.
 func TestDeterministic(t *testing.T) {
 	digest := func(seed uint64) [32]byte {
-		p := newPlan(3000, seed)
+		p := newPlan(1000, seed)
 		h := sha256.New()
 		for i, f := range p.files {
 			h.Write([]byte(f.path + "\x00" + p.fileText(i) + "\x00"))
@@ -33,7 +33,7 @@ func TestDeterministic(t *testing.T) {
 // Every planned path is written once, the count is exact, and every
 // import names a package or module that exists.
 func TestPlan(t *testing.T) {
-	const n = 5000
+	const n = 2000
 	p := newPlan(n, 1)
 	if len(p.files) != n {
 		t.Fatalf("%d files, want %d", len(p.files), n)
