@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test generate run bench secrets-bench secrets-conformance bench-relevance fuzz lint
+.PHONY: help build test go-test editors-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -41,12 +41,28 @@ run: build ## build, then run ctxd's main job on the example workspace: ctxd bui
 	  --format summary --cache-dir off
 	./$(BIN) verify --root $(EXAMPLE)
 
-bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then ctxd index vs ctags -R
+bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then bench-index, secrets and relevance
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
-	$(GO) run ./tools/indexbench -ctxd $(BIN)
+	$(MAKE) bench-index
 	$(MAKE) secrets-bench
 	$(MAKE) secrets-conformance
 	$(MAKE) bench-relevance
+
+SYNTH_FILES ?= 100000
+SYNTH_SEED  ?= 1
+
+# The user-facing figures of docs/performance.md, each next to ctags -R on the same corpus:
+# GOROOT/src (copied to a temp dir), then a synthetic repository written by tools/synthrepo into
+# a temp dir that is deleted afterwards. INDEXBENCH_MD=FILE also writes both tables to FILE as
+# markdown; INDEXBENCH_FLAGS go to both runs (e.g. -runs 1), SYNTHBENCH_FLAGS to the second.
+bench-index: build ## index, first bundle, warm builds, didChange and peak RSS vs ctags -R: GOROOT/src, then a synthetic SYNTH_FILES-file repo
+	@if [ -n "$(INDEXBENCH_MD)" ]; then : > "$(INDEXBENCH_MD)"; fi
+	$(GO) run ./tools/indexbench -ctxd $(BIN) $(if $(INDEXBENCH_MD),-md $(INDEXBENCH_MD)) $(INDEXBENCH_FLAGS)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT INT TERM && \
+	  $(GO) run ./tools/synthrepo -out "$$tmp/synth" -files $(SYNTH_FILES) -seed $(SYNTH_SEED) && \
+	  $(GO) run ./tools/indexbench -ctxd $(BIN) -root "$$tmp/synth" -copy=false \
+	    -label "synthrepo -files $(SYNTH_FILES) -seed $(SYNTH_SEED)" -runs 1 \
+	    -goal-rss-mb 1536 -goal-build-p95 200ms $(if $(INDEXBENCH_MD),-md $(INDEXBENCH_MD)) $(INDEXBENCH_FLAGS) $(SYNTHBENCH_FLAGS)
 
 GITLEAKS_VERSION ?= v8.30.1
 
