@@ -25,8 +25,19 @@ import (
 	"github.com/ctxd/ctxd/index/words"
 )
 
-// cacheMagic starts every cache file; a file without it is foreign.
-const cacheMagic = "ctxd-index-cache\n"
+// cacheMagic starts every cache file; a file without it is foreign (or
+// of the earlier layout, one gob message for the whole cache).
+const cacheMagic = "ctxd-index-cache 2\n"
+
+// cacheHeader is the first gob message of a cache file; the entries and
+// then the path records follow, one message each, so that neither
+// writing nor reading holds the whole encoded cache in memory.
+type cacheHeader struct {
+	Format  int
+	Root    string
+	Entries int
+	Paths   int
+}
 
 // cacheDirFor resolves Options.CacheDir: "" is the user cache directory,
 // "off" disables persistence.
@@ -59,7 +70,8 @@ type cacheEntry struct {
 	File *syntax.File
 }
 
-// cacheFile is the persisted form of a root's cache.
+// cacheFile is the content of a root's cache (written as a header and one
+// message per entry and record).
 type cacheFile struct {
 	Format  int
 	Root    string
@@ -162,8 +174,8 @@ func (c *rootCache) load() error {
 	}
 	want := head[len(cacheMagic):]
 	h := sha256.New()
-	var cf cacheFile
-	if err := gob.NewDecoder(io.TeeReader(br, h)).Decode(&cf); err != nil {
+	cf, err := readCache(gob.NewDecoder(io.TeeReader(br, h)))
+	if err != nil {
 		return fmt.Errorf("decoding %s: %w", c.path, err)
 	}
 	if _, err := io.Copy(h, br); err != nil {
@@ -186,6 +198,33 @@ func (c *rootCache) load() error {
 	}
 	c.savedNs = info.ModTime().UnixNano()
 	return nil
+}
+
+// readCache decodes the messages of a cache file.
+func readCache(dec *gob.Decoder) (*cacheFile, error) {
+	var hdr cacheHeader
+	if err := dec.Decode(&hdr); err != nil {
+		return nil, err
+	}
+	if hdr.Entries < 0 || hdr.Paths < 0 {
+		return nil, fmt.Errorf("negative counts")
+	}
+	cf := &cacheFile{Format: hdr.Format, Root: hdr.Root}
+	for range hdr.Entries {
+		var e cacheEntry
+		if err := dec.Decode(&e); err != nil {
+			return nil, err
+		}
+		cf.Entries = append(cf.Entries, e)
+	}
+	for range hdr.Paths {
+		var r pathRecord
+		if err := dec.Decode(&r); err != nil {
+			return nil, err
+		}
+		cf.Paths = append(cf.Paths, r)
+	}
+	return cf, nil
 }
 
 // known returns the file rel as recorded when the walk's stat matches
@@ -359,8 +398,19 @@ func writeCache(f *os.File, cf *cacheFile) error {
 		return err
 	}
 	h := sha256.New()
-	if err := gob.NewEncoder(io.MultiWriter(bw, h)).Encode(cf); err != nil {
+	enc := gob.NewEncoder(io.MultiWriter(bw, h))
+	if err := enc.Encode(cacheHeader{Format: cf.Format, Root: cf.Root, Entries: len(cf.Entries), Paths: len(cf.Paths)}); err != nil {
 		return fmt.Errorf("encoding: %w", err)
+	}
+	for i := range cf.Entries {
+		if err := enc.Encode(&cf.Entries[i]); err != nil {
+			return fmt.Errorf("encoding: %w", err)
+		}
+	}
+	for i := range cf.Paths {
+		if err := enc.Encode(&cf.Paths[i]); err != nil {
+			return fmt.Errorf("encoding: %w", err)
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
