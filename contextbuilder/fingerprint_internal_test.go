@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/randfill"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 )
@@ -164,53 +166,8 @@ func FuzzBundleHash(f *testing.F) {
 	})
 }
 
-// fillRandom sets every field reachable from v (addressable) to a random
-// value: strings from trickyPieces, integers across their range (past
-// 2^53 too), pointers nil or set, slices nil, empty or with elements.
-// Being reflective, it fills a field added to a type later, which the
-// canonical writers must then cover.
-func fillRandom(r *rand.Rand, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(randomText(r))
-	case reflect.Int, reflect.Int64:
-		switch r.IntN(4) {
-		case 0:
-			v.SetInt(r.Int64() - 1<<62)
-		default:
-			v.SetInt(r.Int64N(1<<20) - 10)
-		}
-	case reflect.Bool:
-		v.SetBool(r.IntN(2) == 0)
-	case reflect.Pointer:
-		if r.IntN(4) == 0 {
-			v.SetZero()
-			return
-		}
-		p := reflect.New(v.Type().Elem())
-		fillRandom(r, p.Elem())
-		v.Set(p)
-	case reflect.Slice:
-		if r.IntN(5) == 0 {
-			v.SetZero()
-			return
-		}
-		n := r.IntN(4)
-		s := reflect.MakeSlice(v.Type(), n, n)
-		for i := range n {
-			fillRandom(r, s.Index(i))
-		}
-		v.Set(s)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fillRandom(r, v.Field(i))
-			}
-		}
-	default:
-		panic("fillRandom: unhandled kind " + v.Kind().String())
-	}
-}
+// fillRandom fills v with strings from randomText (randfill.Fill).
+func fillRandom(r *rand.Rand, v reflect.Value) { randfill.Fill(r, v, randomText) }
 
 // jcsOf is the jcs module's canonical form of v's encoding/json form.
 func jcsOf(t *testing.T, v any) []byte {

@@ -140,6 +140,7 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 		}
 	}
 	raw := bytes.ReplaceAll(c.request, []byte("$ROOT"), []byte(index.PathToURI(dir)))
+	demanded := false // set when a build ran on an index.Demand
 	build := func(x *index.Index) []byte {
 		req, err := workspace.DecodeBuildRequest(raw)
 		if err != nil {
@@ -155,6 +156,7 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 				x.FilesChanged(ctx, uris)
 				return x.Snapshot()
 			},
+			OnDemand: func(int, int) { demanded = true },
 		}
 		build := contextbuilder.Build
 		if c.governed() {
@@ -171,8 +173,14 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	}
 	// Not when the case changes the disk after indexing: the complete
 	// index parsed the old bytes, the listed one can only parse the new.
+	demanded = false
 	if early := build(partial); len(c.after)+len(c.remove) == 0 && !bytes.Equal(first, early) {
 		t.Errorf("the build before the index was parsed differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(early)))
+	}
+	// The comparison proves something only when the listed index built on
+	// demand: every case that gets past choosing its folder does.
+	if !demanded && !bytes.Contains(first, []byte(`"refusal"`)) && !bytes.Contains(first, []byte(`"error"`)) {
+		t.Error("the build on the listed index did not run on demand (index.Demand)")
 	}
 	return first
 }

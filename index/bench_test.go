@@ -41,13 +41,15 @@ func BenchmarkColdIndex(b *testing.B) {
 }
 
 // benchIndex is one index of the Go source tree shared by the edit
-// benchmarks, so that snapshots are as large as a real workspace's.
+// benchmarks, so that snapshots are as large as a real workspace's. It
+// accepts hard links: toolchain installs may hard-link GOROOT's files,
+// which the sandbox otherwise refuses, leaving an empty index.
 var benchIndex = sync.OnceValues(func() (*Index, error) {
 	src, err := corpus.GoSrc()
 	if err != nil {
 		return nil, err
 	}
-	x := New(Options{CacheDir: "off"})
+	x := New(Options{CacheDir: "off", HardLinks: func(string) bool { return true }})
 	x.SetRoots([]Root{{URI: PathToURI(src), Dir: src}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -56,11 +58,22 @@ var benchIndex = sync.OnceValues(func() (*Index, error) {
 })
 
 // fiveThousandLines returns a Go file of 5,000 lines.
-func fiveThousandLines() []byte {
+func fiveThousandLines() []byte { return goLines(0) }
+
+// goLines returns a Go file of 5,000 lines; with brokenEvery > 0, every
+// brokenEvery-th function of its 999 lacks the ")" closing its parameter
+// list: the state of a file in the middle of a large edit, whose every
+// parse is an incremental one followed by one from scratch (see
+// syntax.Doc.Edit).
+func goLines(brokenEvery int) []byte {
 	var sb strings.Builder
 	sb.WriteString("package bench\n\n")
 	for i := range 999 { // 5 lines each
-		fmt.Fprintf(&sb, "// F%d does little.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n\n", i, i, i)
+		closing := ")"
+		if brokenEvery > 0 && i%brokenEvery == 0 {
+			closing = ""
+		}
+		fmt.Fprintf(&sb, "// F%d does little.\nfunc F%d(x int%s int {\n\treturn x + %d\n}\n\n", i, i, closing, i)
 	}
 	return []byte(sb.String())
 }

@@ -265,20 +265,10 @@ func (c *rootCache) remember(rel string, info fs.FileInfo, f *File) {
 // parseFunc returns a parse function that consults the cache first.
 func (c *rootCache) parseFunc() parseFunc {
 	return func(ctx context.Context, lang syntax.Language, sha string, text []byte) (*syntax.File, error) {
-		k := cacheKey{lang, sha}
 		if c != nil {
-			c.mu.Lock()
-			f := c.used[k]
-			if f == nil {
-				f = c.old[k]
-			}
-			if f != nil {
-				c.used[k] = f
-				c.hits++
-				c.mu.Unlock()
+			if f := c.lookup(lang, sha); f != nil {
 				return f, nil
 			}
-			c.mu.Unlock()
 		}
 		f, err := syntax.Parse(ctx, lang, text)
 		if err != nil {
@@ -286,7 +276,7 @@ func (c *rootCache) parseFunc() parseFunc {
 		}
 		if c != nil {
 			c.mu.Lock()
-			c.used[k] = f
+			c.used[cacheKey{lang, sha}] = f
 			c.dirty = true
 			c.miss++
 			c.mu.Unlock()

@@ -2,10 +2,10 @@ package index
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/ctxd/ctxd/index/relate"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -124,15 +124,15 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	d.runs++
 	// Only the files outside the demand set can be missing.
 	rest := make([]string, 0, len(d.root.Paths())-len(d.have))
-	filters := make(map[string]*words.Filter, cap(rest))
 	for _, p := range d.root.Paths() {
 		if !d.have[p] {
 			rest = append(rest, p)
-			f, _ := d.root.files.Get(p)
-			filters[p] = f.words
 		}
 	}
-	may := func(p string, k words.Key) bool { return filters[p].MayContainKey(k) }
+	may := func(p string, k words.Key) bool {
+		f, _ := d.root.files.Get(p)
+		return f.words.MayContainKey(k)
+	}
 	missing := map[string]bool{}
 	for _, n := range d.trace.Needs() {
 		if d.checked[n] {
@@ -146,13 +146,7 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	if len(missing) == 0 {
 		return false, nil
 	}
-	add := slices.Sorted(func(yield func(string) bool) {
-		for p := range missing {
-			if !yield(p) {
-				return
-			}
-		}
-	})
+	add := slices.Sorted(maps.Keys(missing))
 	if err := d.root.parse(ctx, add); err != nil {
 		return false, err
 	}
@@ -166,22 +160,11 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 
 // parse makes sure the files at paths are parsed, on every core.
 func (r *RootSnapshot) parse(ctx context.Context, paths []string) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(paths)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) || ctx.Err() != nil {
-					return
-				}
-				if f, ok := r.files.Get(paths[i]); ok {
-					f.Syntax()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	parallel(ctx, len(paths), runtime.GOMAXPROCS(0), func(i, _ int) {
+		if f, ok := r.files.Get(paths[i]); ok {
+			f.Syntax()
+		}
+	})
 	return ctx.Err()
 }
 

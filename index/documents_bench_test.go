@@ -1,53 +1,17 @@
 package index
 
 import (
-	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/ctxd/ctxd/tools/corpus"
 )
-
-// goTreeIndex is an index of the Go source tree in which the edit
-// benchmarks below open their document, so that snapshots and the heap
-// are as large as a real workspace's. Unlike benchIndex it accepts hard
-// links: toolchain installs (this machine's included) often hard-link
-// GOROOT's files, which the sandbox otherwise refuses, leaving an empty
-// index.
-var goTreeIndex = sync.OnceValues(func() (*Index, error) {
-	src, err := corpus.GoSrc()
-	if err != nil {
-		return nil, err
-	}
-	x := New(Options{CacheDir: "off", HardLinks: func(string) bool { return true }})
-	x.SetRoots([]Root{{URI: PathToURI(src), Dir: src}})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	_, err = x.Wait(ctx)
-	return x, err
-})
 
 // brokenLines returns a Go file of 5,000 lines with a syntax error every
 // 50 lines (an unclosed parameter list), the state of a file in the middle
 // of a large edit: every parse of it is an incremental one followed by one
 // from scratch (see syntax.Doc.Edit).
-func brokenLines() []byte {
-	var sb strings.Builder
-	sb.WriteString("package bench\n\n")
-	for i := range 999 { // 5 lines each
-		open := ")"
-		if i%10 == 0 {
-			open = ""
-		}
-		fmt.Fprintf(&sb, "// F%d does little.\nfunc F%d(x int%s int {\n\treturn x + %d\n}\n\n", i, i, open, i)
-	}
-	return []byte(sb.String())
-}
+func brokenLines() []byte { return goLines(10) }
 
 // BenchmarkChangeDocument is what a didChange costs the notification loop:
 // one character typed into a 5,000-line file open in an index of the Go
@@ -58,7 +22,7 @@ func brokenLines() []byte {
 // (graph=true) is the latency to an up-to-date relation graph, parse
 // included.
 func BenchmarkChangeDocument(b *testing.B) {
-	x, err := goTreeIndex()
+	x, err := benchIndex()
 	if err != nil {
 		b.Skip(err)
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -69,41 +70,32 @@ func (f *File) parsedSyntax() *syntax.File {
 // syntaxCell holds an extraction computed at most once, by whichever of
 // the background parser and a reader asks first.
 type syntaxCell struct {
-	once  sync.Once
-	load  func() *syntax.File
-	f     *syntax.File
-	ready chan struct{} // closed once f is set
+	once sync.Once
+	load func() *syntax.File // nil once run
+	f    *syntax.File
+	set  atomic.Bool // f is final
 }
 
 // parsedCell is a cell whose extraction is already known.
 func parsedCell(f *syntax.File) *syntaxCell {
-	c := &syntaxCell{f: f, ready: make(chan struct{})}
-	c.once.Do(func() { close(c.ready) })
+	c := &syntaxCell{f: f}
+	c.once.Do(func() {})
+	c.set.Store(true)
 	return c
 }
 
 // pendingCell is a cell that runs load on first need.
-func pendingCell(load func() *syntax.File) *syntaxCell {
-	return &syntaxCell{load: load, ready: make(chan struct{})}
-}
+func pendingCell(load func() *syntax.File) *syntaxCell { return &syntaxCell{load: load} }
 
 func (c *syntaxCell) get() *syntax.File {
 	c.once.Do(func() {
-		c.f = c.load()
-		c.load = nil
-		close(c.ready)
+		c.f, c.load = c.load(), nil
+		c.set.Store(true)
 	})
 	return c.f
 }
 
-func (c *syntaxCell) done() bool {
-	select {
-	case <-c.ready:
-		return true
-	default:
-		return false
-	}
-}
+func (c *syntaxCell) done() bool { return c.set.Load() }
 
 // SkipReason says why a path of the workspace is not indexed. The values are
 // stable strings reported by ctxd.indexStatus and used by the context

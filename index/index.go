@@ -402,28 +402,15 @@ func (x *Index) publishListed(ctx context.Context, root Root, realDir string, sc
 // number of files done.
 func (x *Index) parseAll(ctx context.Context, root Root, sc *scan, files []*File) int {
 	total := len(files)
-	var next, done atomic.Int64
 	step := max(total/100, 1)
-	var wg sync.WaitGroup
-	for range min(x.opts.Workers, max(total, 1)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= total || ctx.Err() != nil {
-					return
-				}
-				x.idle.wait(ctx)
-				files[i].Syntax()
-				n := int(done.Add(1))
-				sc.parsed.Store(int64(n))
-				if n%step == 0 || n == total {
-					x.progress(Progress{Kind: "report", Root: root.URI, Phase: "parsing", Done: n, Total: total, Percentage: listingShare + n*(100-listingShare)/total})
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return int(done.Load())
+	return parallel(ctx, total, x.opts.Workers, func(i, n int) {
+		x.idle.wait(ctx)
+		files[i].Syntax()
+		sc.parsed.Store(int64(n))
+		if n%step == 0 || n == total {
+			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "parsing", Done: n, Total: total, Percentage: listingShare + n*(100-listingShare)/total})
+		}
+	})
 }
 
 // scanDir walks root (or the subdirectory sub of it) and loads every
@@ -439,30 +426,16 @@ func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, che
 	}
 	out := make([]*File, total)
 	skips := make([]*Skipped, total)
-	var next, done atomic.Int64
 	step := max(total/100, 1)
-	var wg sync.WaitGroup
-	for range min(x.opts.Workers, max(total, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= total || ctx.Err() != nil {
-					return
-				}
-				out[i], skips[i] = loadDisk(ctx, wr.files[i], x.opts.MaxFileSize, ld)
-				n := int(done.Add(1))
-				if sc != nil {
-					sc.loaded.Store(int64(n))
-				}
-				if sub == "" && (n%step == 0 || n == total) {
-					x.progress(Progress{Kind: "report", Root: root.URI, Phase: "listing", Done: n, Total: total, Percentage: n * listingShare / total})
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(ctx, total, x.opts.Workers, func(i, n int) {
+		out[i], skips[i] = loadDisk(ctx, wr.files[i], x.opts.MaxFileSize, ld)
+		if sc != nil {
+			sc.loaded.Store(int64(n))
+		}
+		if sub == "" && (n%step == 0 || n == total) {
+			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "listing", Done: n, Total: total, Percentage: n * listingShare / total})
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

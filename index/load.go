@@ -70,17 +70,11 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 	if f.Language == "" {
 		return f, nil
 	}
-	if ld.cached != nil {
-		if sf := ld.cached(f.Language, f.SHA256); sf != nil {
-			f.syn = parsedCell(sf)
-			return f, nil
-		}
-	}
 	if ld.reread != nil {
 		f.syn = ld.lazy(rel, f)
 		return f, nil
 	}
-	// A parse that fails (cancelled, or a grammar error) leaves the file
+	// Through the cache. A parse that fails (cancelled, or a grammar error) leaves the file
 	// indexed without symbols: its content is still valid context.
 	sf, _ := ld.parse(ctx, f.Language, f.SHA256, text)
 	f.syn = parsedCell(sf)
@@ -97,9 +91,6 @@ func (ld loader) lazy(rel string, f *File) *syntaxCell {
 		if sf := ld.cached(lang, sha); sf != nil {
 			return parsedCell(sf)
 		}
-	}
-	if ld.reread == nil {
-		return parsedCell(nil)
 	}
 	return pendingCell(func() *syntax.File {
 		data := ld.reread(rel, size, sha)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/randfill"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 )
@@ -15,47 +17,14 @@ import (
 // hand-written encoder could disagree.
 var randomStrings = []string{"", "a", "line\n", `"q"`, `b\s`, "<&>", "\u2028", "\x00\x1f\x7f", "é😀", "\xff", "\ufffd"}
 
-// fill sets every exported field reachable from v to a random value, so
-// that a field added to the artifact (or to a builder output inside it)
-// without being added to its canonical writer fails the test.
+// fill sets every exported field reachable from v to a random value
+// (randfill.Fill, strings from pairs of randomStrings), so that a field
+// added to the artifact (or to a builder output inside it) without being
+// added to its canonical writer fails the test.
 func fill(r *rand.Rand, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(randomStrings[r.IntN(len(randomStrings))] + randomStrings[r.IntN(len(randomStrings))])
-	case reflect.Int, reflect.Int64:
-		if r.IntN(4) == 0 {
-			v.SetInt(r.Int64() - 1<<62)
-		} else {
-			v.SetInt(r.Int64N(1<<20) - 10)
-		}
-	case reflect.Pointer:
-		if r.IntN(5) == 0 {
-			v.SetZero()
-			return
-		}
-		p := reflect.New(v.Type().Elem())
-		fill(r, p.Elem())
-		v.Set(p)
-	case reflect.Slice:
-		if r.IntN(5) == 0 {
-			v.SetZero()
-			return
-		}
-		n := r.IntN(4)
-		s := reflect.MakeSlice(v.Type(), n, n)
-		for i := range n {
-			fill(r, s.Index(i))
-		}
-		v.Set(s)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fill(r, v.Field(i))
-			}
-		}
-	default:
-		panic("fill: unhandled kind " + v.Kind().String())
-	}
+	randfill.Fill(r, v, func(r *rand.Rand) string {
+		return randomStrings[r.IntN(len(randomStrings))] + randomStrings[r.IntN(len(randomStrings))]
+	})
 }
 
 // TestContextArtifactIsJCS: the bytes the store writes for a contexts

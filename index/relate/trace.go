@@ -105,13 +105,13 @@ func (v *view) need(k NeedKind, key string) {
 	}
 }
 
-// Candidates returns the paths, among paths, whose contribution can answer
-// lookup n: a superset, never missing one. mayContain(p, k) must report
+// Candidates returns the paths, among paths (sorted), whose contribution
+// can answer lookup n: a superset, never missing one. mayContain(p, k) must report
 // true whenever file p's text holds every word of k (a prefilter may say
 // true more often).
 func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k words.Key) bool) []string {
 	if n.Kind == NeedFile {
-		if slices.Contains(paths, n.Key) {
+		if _, ok := slices.BinarySearch(paths, n.Key); ok {
 			return []string{n.Key}
 		}
 		return nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/index/syntax"
-	"golang.org/x/tools/txtar"
 )
 
 var _ = indextest.UpdateFlag("the want sections of testdata/uses/*.txtar")
@@ -28,19 +27,7 @@ var _ = indextest.UpdateFlag("the want sections of testdata/uses/*.txtar")
 // archive holds (a comment mention, a same-named symbol elsewhere…).
 func TestUsesGolden(t *testing.T) {
 	indextest.Goldens(t, "testdata/uses/*.txtar", func(t *testing.T, g *indextest.Golden) {
-		texts := map[string][]byte{}
-		src := sourceOf(g.Files("queries", "want"), func(f txtar.File) *syntax.File {
-			texts[f.Name] = f.Data
-			lang := syntax.LanguageForPath(f.Name)
-			if lang == "" {
-				return nil
-			}
-			syn, err := syntax.Parse(context.Background(), lang, f.Data)
-			if err != nil {
-				t.Fatalf("%s: %v", f.Name, err)
-			}
-			return syn
-		})
+		src, texts := parsedSource(t, g.Files("queries", "want"))
 		graph := Build(src)
 		queries, _ := g.Section("queries")
 		var out strings.Builder

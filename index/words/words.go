@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"math/bits"
 	"strings"
+	"sync"
 )
 
 // isWord is the table of word bytes.
@@ -135,29 +136,38 @@ func hash(w []byte) uint64 {
 
 // NewFilter builds the filter of text's words.
 func NewFilter(text []byte) *Filter {
-	n := 0
-	Each(text, func([]byte) { n++ })
-	EachPath(text, func([]byte) { n++ })
-	// Repeats are most of a source file's words (about four in five):
-	// eight bits per occurrence, about forty per distinct word, keep false
-	// positives near one percent with two probes in one block.
-	size := 64
-	for size < 8*n && size < 1<<21 {
-		size <<= 1
-	}
-	f := &Filter{bits: make([]uint64, size/64)}
-	Each(text, func(w []byte) { f.add(hash(w)) })
+	// Each token is hashed once, then the filter is sized from their
+	// number: one scan for words, one for paths.
+	hs := hashPool.Get().(*[]uint64)
+	defer hashPool.Put(hs)
+	h := (*hs)[:0]
+	Each(text, func(w []byte) { h = append(h, hash(w)) })
 	// Paths too, so that an import path is tested whole: its words
 	// ("go", "constant") are common, the path is not.
 	rel := hash([]byte(Relative))
 	EachPath(text, func(p []byte) {
-		f.add(hash(p))
-		if p[0] == '.' && (bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../"))) {
-			f.add(rel)
+		h = append(h, hash(p))
+		if bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../")) {
+			h = append(h, rel)
 		}
 	})
+	*hs = h
+	// Repeats are most of a source file's words (about four in five):
+	// eight bits per occurrence, about forty per distinct word, keep false
+	// positives near one percent with two probes in one block.
+	size := 64
+	for size < 8*len(h) && size < 1<<21 {
+		size <<= 1
+	}
+	f := &Filter{bits: make([]uint64, size/64)}
+	for _, x := range h {
+		f.add(x)
+	}
 	return f
 }
+
+// hashPool holds the token hashes of NewFilter between files.
+var hashPool = sync.Pool{New: func() any { return new([]uint64) }}
 
 // The filter is blocked: both probes of a word fall in one 64-bit word of
 // the filter, chosen by the hash's high bits, so a test costs one memory
