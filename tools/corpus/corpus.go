@@ -5,6 +5,7 @@ package corpus
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -92,4 +93,75 @@ func GoFiles() ([]File, error) {
 		return nil, fmt.Errorf("walking %s: %w", src, err)
 	}
 	return files, nil
+}
+
+// SkipDir names the directories a copy of a corpus leaves out (and indexbench never samples
+// from): ctxd's own records (ctxd never indexes them either; a tree other
+// benchmarks built in holds hundreds of MB of them) and the usual vendored
+// or test-only trees, which make poor build targets.
+func SkipDir(name string) bool {
+	switch name {
+	case ".ctxd", ".git", "node_modules":
+		return true
+	}
+	return false
+}
+
+// CopyTree copies the regular files, directories and symbolic links under
+// src to dst, keeping modes, except the directories SkipDir names. ctxd
+// records every bundle it builds under .ctxd/ in the workspace, so a
+// benchmark works on a copy rather than writing into the user's tree
+// (GOROOT/src by default). A copy, not hard links: linking the
+// toolchain's files would raise their link count, and every ctxd indexing
+// that tree meanwhile would refuse them (sandbox.allow_hard_links).
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			if p != src && SkipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return CopyFile(p, target, info.Mode().Perm())
+		}
+		return nil // sockets, devices: nothing a source tree needs
+	})
+}
+
+// CopyFile copies the file src to dst, which must not exist, with mode.
+func CopyFile(src, dst string, mode fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

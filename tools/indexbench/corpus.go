@@ -3,82 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
-
-// skipDir names the directories the harness never copies nor samples
-// from: ctxd's own records (ctxd never indexes them either; a tree other
-// benchmarks built in holds hundreds of MB of them) and the usual vendored
-// or test-only trees, which make poor build targets.
-func skipDir(name string) bool {
-	switch name {
-	case ".ctxd", ".git", "node_modules":
-		return true
-	}
-	return false
-}
-
-// copyTree copies the regular files, directories and symbolic links under
-// src to dst, keeping modes. ctxd records every bundle it builds under
-// .ctxd/ in the workspace, so the harness works on a copy rather than
-// writing into the user's tree (GOROOT/src by default); ctags and ctxd
-// then read the same bytes from the same disk.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			if p != src && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			return copyFile(p, target, info.Mode().Perm())
-		}
-		return nil // sockets, devices: nothing a source tree needs
-	})
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
 
 // sourceFile is a candidate found by scan.
 type sourceFile struct {
@@ -96,7 +29,7 @@ func scan(root string) ([]sourceFile, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (skipDir(name) || name == "testdata" || name == "vendor") {
+			if p != root && (corpus.SkipDir(name) || name == "testdata" || name == "vendor") {
 				return filepath.SkipDir
 			}
 			return nil

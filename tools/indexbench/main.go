@@ -153,7 +153,7 @@ func run(c config) (bool, error) {
 	}
 	// bin/ctxd may be rebuilt while a long run goes on: measure one binary.
 	bin := filepath.Join(tmp, "ctxd")
-	if err := copyFile(c.ctxd, bin, 0o755); err != nil {
+	if err := corpus.CopyFile(c.ctxd, bin, 0o755); err != nil {
 		return false, fmt.Errorf("copying the ctxd binary: %w", err)
 	}
 	version := "?"
@@ -163,7 +163,7 @@ func run(c config) (bool, error) {
 	if c.copy {
 		start := time.Now()
 		dst := filepath.Join(tmp, "corpus", filepath.Base(root))
-		if err := copyTree(root, dst); err != nil {
+		if err := corpus.CopyTree(root, dst); err != nil {
 			return false, fmt.Errorf("copying the corpus: %w", err)
 		}
 		logf("copied %s to %s in %s", root, dst, fmtDur(time.Since(start)))
