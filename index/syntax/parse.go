@@ -18,6 +18,19 @@ import (
 // before or during the parse. A file with syntax errors is not an error:
 // File.HasErrors reports it.
 func Parse(ctx context.Context, lang Language, src []byte) (*File, error) {
+	if lang == Go {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", lang, err)
+		}
+		if f, ok := parseGoFast(src); ok {
+			return f, nil
+		}
+	}
+	return parseTree(ctx, lang, src)
+}
+
+// parseTree is Parse with tree-sitter, whatever the language.
+func parseTree(ctx context.Context, lang Language, src []byte) (*File, error) {
 	s, err := lookup(lang)
 	if err != nil {
 		return nil, err

@@ -126,14 +126,22 @@ func goConstraint(src []byte) string {
 	return ""
 }
 
-// goUses is the Go uses extractor (see the comment above).
+// goUses is the Go uses extractor (see the comment above) of a file
+// tree-sitter parsed.
 func goUses(_ *sitter.Node, src []byte, f *File) {
-	f.Constraint = goConstraint(src)
 	fset := gotoken.NewFileSet()
 	af, _ := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if af == nil {
+		f.Constraint = goConstraint(src)
 		return
 	}
+	goWalkUses(af, src, f)
+}
+
+// goWalkUses sets the constraint, bindings, uses and symbol types of f from
+// af, the go/ast of src parsed in a fresh FileSet.
+func goWalkUses(af *ast.File, src []byte, f *File) {
+	f.Constraint = goConstraint(src)
 	// The first file of a fresh FileSet has base 1.
 	w := &goWalker{base: 1, imports: map[string]string{}, top: map[string]bool{}}
 	for _, imp := range af.Imports {

@@ -42,7 +42,9 @@
     type: (interface_type "{" @body)) @definition.interface)
 
 ; Embedded fields are the bases of a struct; embedded interfaces (a type
-; element that is a single type name) the bases of an interface.
+; element that is a single type name) the bases of an interface. The
+; anchors alone let the first term of a union (`A | B`) through, so the
+; element's text must also be the name's.
 (type_declaration
   (type_spec
     name: (type_identifier) @name
@@ -56,7 +58,8 @@
       (type_elem
         .
         [(type_identifier) (qualified_type) (generic_type)] @base
-        .))) @definition.interface)
+        .) @_elem)) @definition.interface
+  (#eq? @base @_elem))
 
 ; Struct fields and interface methods.
 (type_declaration

@@ -1,0 +1,86 @@
+package syntax_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/tools/corpus"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGoFastAgreesWithTreeSitter extracts every .go file of
+// $(go env GOROOT)/src twice, from go/parser's AST (what Parse does for a
+// file go/parser accepts) and from tree-sitter's tree (what it does for the
+// others, and what open documents use), and requires the same File on
+// every file both parse without error. Files only one side accepts are
+// counted: they take the tree-sitter path, or differ only where
+// tree-sitter's grammar has a gap. It samples like TestGoOracle; `make
+// test` runs it whole once more without -race.
+func TestGoFastAgreesWithTreeSitter(t *testing.T) {
+	files := corpus.Files(t)
+	step := sampleStep()
+	type result struct {
+		path       string
+		fast, tree bool // the side parsed the file without error
+		diff       string
+	}
+	var idx []int
+	for i := 0; i < len(files); i += step {
+		idx = append(idx, i)
+	}
+	results := make([]result, len(idx))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range next {
+				f := files[idx[j]]
+				tree, err := syntax.ParseTree(context.Background(), syntax.Go, f.Data)
+				if err != nil {
+					t.Errorf("ParseTree(%s): %v", f.Path, err)
+					continue
+				}
+				fast, ok := syntax.ParseGoFast(f.Data)
+				r := result{path: f.Path, fast: ok, tree: !tree.HasErrors}
+				if ok && r.tree {
+					r.diff = cmp.Diff(tree, fast)
+				}
+				results[j] = r
+			}
+		})
+	}
+	for j := range idx {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	var both, agree, gaps, rejected int
+	for _, r := range results {
+		switch {
+		case r.fast && r.tree:
+			both++
+			if r.diff == "" {
+				agree++
+			} else if both-agree <= 10 {
+				t.Errorf("%s: the two extractions differ (-tree-sitter +go/ast):\n%s", r.path, r.diff)
+			}
+		case r.fast:
+			gaps++
+			t.Logf("tree-sitter-go error on a file go/parser accepts: %s", r.path)
+		default:
+			rejected++
+		}
+	}
+	summary := fmt.Sprintf("Go fast path: %d files; both without errors: %d, identical: %d; "+
+		"tree-sitter errors only: %d; go/parser errors (tree-sitter path): %d",
+		len(idx), both, agree, gaps, rejected)
+	t.Log(summary)
+	if both == 0 {
+		t.Fatal("no file compared")
+	}
+}
