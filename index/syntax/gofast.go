@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Go files are parsed twice as fast as anything else in a cold index needs,
@@ -18,9 +20,11 @@ import (
 // into symbols, imports and refs exactly as it does for tree-sitter's
 // matches. A file go/parser rejects (a buffer being typed, a testdata file
 // of invalid Go) goes to tree-sitter, whose error recovery salvages what it
-// can; so do open documents, which tree-sitter reparses incrementally.
-// TestGoFastAgreesWithTreeSitter holds the two paths to the same File on
-// every file both parse without error.
+// can. Open documents keep their tree-sitter tree, reparsed incrementally,
+// for the edits that break them, and take the same first choice
+// (extractDoc), so a document and the same text on disk always extract
+// alike. TestGoFastAgreesWithTreeSitter and FuzzGoFast hold the two paths
+// to the same File on every text both parse without error.
 
 // The capture table of the replayed matches: an index into goFastQuery.caps.
 const (
@@ -105,6 +109,17 @@ func parseGoFast(src []byte) (f *File, ok bool) {
 	goWalkUses(af, src, f)
 	f.Uses = compactUses(f.Uses)
 	return f, true
+}
+
+// extractDoc extracts a document's text, which tree parses: from go/ast
+// when the language is Go and go/parser accepts the text, as Parse does.
+func extractDoc(s *spec, q *compiledQuery, tree *sitter.Tree, src []byte) *File {
+	if s.lang == Go {
+		if f, ok := parseGoFast(src); ok {
+			return f
+		}
+	}
+	return extract(s, q, tree, src)
 }
 
 // goMatcher replays go.scm's matches from a go/ast file.

@@ -84,3 +84,27 @@ func TestGoFastAgreesWithTreeSitter(t *testing.T) {
 		t.Fatal("no file compared")
 	}
 }
+
+// FuzzGoFast: on any text that go/parser and tree-sitter both parse
+// without error, the two extractions are the same File.
+func FuzzGoFast(f *testing.F) {
+	f.Add([]byte("package p\n\ntype I interface {\n\tfmt.Stringer\n\tA | B\n\tM() error\n}\n"))
+	f.Add([]byte("package p\n\n// T is.\ntype T[K comparable] struct {\n\t*pkg.E\n\ta, b int `tag`\n}\n\nfunc (t *T[K]) M() {}\n"))
+	f.Add([]byte("package p\n\nimport (\n\t\"fmt\"\n\tx \"os\"\n)\n\nconst (\n\tA = iota\n\tB\n)\n\nvar v, w = 1, 2\n\nfunc F() (int, error)\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fast, ok := syntax.ParseGoFast(src)
+		if !ok {
+			return
+		}
+		tree, err := syntax.ParseTree(context.Background(), syntax.Go, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.HasErrors {
+			return
+		}
+		if diff := cmp.Diff(tree, fast); diff != "" {
+			t.Fatalf("the two extractions differ (-tree-sitter +go/ast):\n%s\ntext:\n%s", diff, src)
+		}
+	})
+}

@@ -122,7 +122,7 @@ func NewDoc(ctx context.Context, lang Language, src []byte) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Doc{s: s, q: q, src: src, tree: tree, file: extract(s, q, tree, src)}, nil
+	return &Doc{s: s, q: q, src: src, tree: tree, file: extractDoc(s, q, tree, src)}, nil
 }
 
 // Edit returns the document after edits, applied in order as in
@@ -197,7 +197,7 @@ func (d *Doc) Edit(ctx context.Context, edits []Edit) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Doc{s: d.s, q: d.q, src: src, tree: t, file: extract(d.s, d.q, t, src), how: how}, nil
+	return &Doc{s: d.s, q: d.q, src: src, tree: t, file: extractDoc(d.s, d.q, t, src), how: how}, nil
 }
 
 // inputEdit describes e, which turned old into next, to tree-sitter.
