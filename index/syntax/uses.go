@@ -48,18 +48,20 @@ func addUses(lang Language, root *sitter.Node, src []byte, f *File) {
 	f.Uses = compactUses(f.Uses)
 }
 
-// compactUses sorts uses, drops their spans and removes duplicates.
+// compactUses sorts uses, drops their spans and removes duplicates. It
+// reorders us, which the caller no longer needs, and returns a new slice
+// of exactly the distinct uses: they stay in memory with the file, and
+// most of a file's uses are repeats (a slice clipped in place would keep
+// the repeats' memory).
 func compactUses(us []Use) []Use {
 	if len(us) == 0 {
 		return nil
 	}
-	out := make([]Use, len(us))
-	for i, u := range us {
-		u.Start, u.End = 0, 0
-		out[i] = u
+	for i := range us {
+		us[i].Start, us[i].End = 0, 0
 	}
-	slices.SortFunc(out, compareUse)
-	return slices.Clip(slices.Compact(out))
+	slices.SortFunc(us, compareUse)
+	return slices.Clone(slices.Compact(us))
 }
 
 func compareUse(a, b Use) int {
