@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/memlimit"
 	"github.com/ctxd/ctxd/server"
 )
 
@@ -49,6 +50,9 @@ const (
 // Run runs the ctxd command line with args (without the program name) and
 // returns the process's exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The index is most of the heap; collecting at 1.5× it, not 2×, is
+	// the difference between a 400 MB and a 300 MB peak on a large tree.
+	defer memlimit.Start()()
 	return run(args, stdin, stdout, stderr)
 }
 
