@@ -82,6 +82,11 @@ type Graph struct {
 type graphMemo struct {
 	csOnce    sync.Once
 	csGlobals map[string][]syntax.Binding // C# project directory: its global usings
+	// users holds the answers of Users by usersKey: a warm build asks the
+	// same question of the same graph again (the budget, then the build,
+	// of each keystroke's request), and the question costs a resolution of
+	// every use of every candidate file.
+	users sync.Map
 }
 
 // compactAt is the number of changed paths a delta may hold; one more folds

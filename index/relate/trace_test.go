@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/ctxd/ctxd/index/words"
 	"github.com/ctxd/ctxd/tools/corpus"
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
 
@@ -126,4 +127,54 @@ func TestCandidatesAdmitContributorsGoSrc(t *testing.T) {
 	slices.SortFunc(files, func(a, b txtar.File) int { return strings.Compare(a.Name, b.Name) })
 	src, texts := parsedSource(t, files)
 	checkAdmitted(t, Build(src), texts)
+}
+
+// TestUsersMemo: Users answers the same question on the same graph from
+// its memo, with the same result, and a caller's append to an answer does
+// not change the next one.
+func TestUsersMemo(t *testing.T) {
+	src, _ := parsedSource(t, txtar.Parse([]byte(`-- go.mod --
+module example.com/m
+-- a/a.go --
+package a
+
+func F() {}
+
+func G() {}
+-- b/b.go --
+package b
+
+import "example.com/m/a"
+
+func H() { a.F() }
+-- c/c.go --
+package c
+
+import "example.com/m/a"
+
+func I() { a.G() }
+`)).Files)
+	g := Build(src)
+	for _, syms := range [][]int{nil, {0}, {1}, {}} {
+		first := g.Users("a/a.go", syms)
+		// Two callers appending to their answers must not share memory.
+		x := append(g.Users("a/a.go", syms), "x")
+		y := append(g.Users("a/a.go", syms), "y")
+		if x[len(x)-1] != "x" || y[len(y)-1] != "y" {
+			t.Errorf("Users(a/a.go, %v): appends to two answers share memory: %q, %q", syms, x, y)
+		}
+		second := g.Users("a/a.go", syms)
+		if diff := cmp.Diff(first, second); diff != "" {
+			t.Errorf("Users(a/a.go, %v) asked twice (-first +second):\n%s", syms, diff)
+		}
+		if diff := cmp.Diff(g.users("a/a.go", syms), second); diff != "" {
+			t.Errorf("Users(a/a.go, %v) differs from an unmemoized answer (-want +got):\n%s", syms, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"b/b.go", "c/c.go"}, g.Users("a/a.go", nil)); diff != "" {
+		t.Errorf("Users(a/a.go) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b/b.go"}, g.Users("a/a.go", []int{0})); diff != "" {
+		t.Errorf("Users(a/a.go, F) (-want +got):\n%s", diff)
+	}
 }

@@ -3,6 +3,8 @@ package relate
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ctxd/ctxd/index/syntax"
 )
@@ -152,6 +154,38 @@ func (g *Graph) at(path string) (v *view, self int32, ok bool) {
 // contain a symbol's name or that import path; each is kept only when one
 // of its uses resolves to a given symbol. Sorted; nil when none.
 func (g *Graph) Users(path string, syms []int) []string {
+	// A traced graph records the lookups of each query, so it answers
+	// every one afresh.
+	if g.trace != nil {
+		return g.users(path, syms)
+	}
+	key := usersKey(path, syms)
+	if got, ok := g.memo.users.Load(key); ok {
+		return slices.Clip(got.([]string))
+	}
+	got := g.users(path, syms)
+	g.memo.users.Store(key, got)
+	// Clipped: a caller's append must not write into the memo.
+	return slices.Clip(got)
+}
+
+// usersKey identifies one question to Users.
+func usersKey(path string, syms []int) string {
+	var b strings.Builder
+	b.WriteString(path)
+	if syms == nil {
+		return b.String()
+	}
+	b.WriteByte(0)
+	for _, i := range syms {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// users is Users without the memo.
+func (g *Graph) users(path string, syms []int) []string {
 	v, self, ok := g.at(path)
 	if !ok {
 		return nil
