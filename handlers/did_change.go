@@ -99,8 +99,7 @@ func (p *didChangeParams) edits(doc *index.Document, enc position.Encoding) []in
 	for i, c := range changes {
 		e := index.Edit{Full: true, Text: *c.Text}
 		if c.Range != nil {
-			m := position.NewMapper(text, enc)
-			e = index.Edit{Start: m.Offset(c.Range.Start), End: m.Offset(c.Range.End), Text: *c.Text}
+			e = index.Edit{Start: position.Offset(text, enc, c.Range.Start), End: position.Offset(text, enc, c.Range.End), Text: *c.Text}
 			if e.Start > e.End {
 				// Inverted after clamping, the range cannot be
 				// applied: the index refuses it as it is, and the

@@ -219,6 +219,10 @@ func FuzzMapper(f *testing.F) {
 		}
 		for _, enc := range []position.Encoding{position.UTF16, position.UTF8, position.UTF32} {
 			m := position.NewMapper(content, enc)
+			pos := position.Position{Line: line, Character: char}
+			if got, want := position.Offset(content, enc, pos), m.Offset(pos); got != want {
+				t.Fatalf("%s: Offset(%q, %+v) = %d, Mapper.Offset = %d", enc, content, pos, got, want)
+			}
 			lines := m.LineCount()
 			if lines < 1 {
 				t.Fatalf("%s: LineCount = %d", enc, lines)

@@ -239,15 +239,72 @@ func (m *Mapper) Offset(p Position) int {
 	if uint64(p.Line) >= uint64(len(m.lines)) {
 		return len(m.content)
 	}
-	ln := m.lines[p.Line]
-	want := uint64(p.Character)
+	return column(m.content, m.lines[p.Line], m.enc, p.Character)
+}
+
+// Offset is NewMapper(content, enc).Offset(p) without the line table: it
+// finds p's line by scanning to it. One conversion in a large document
+// costs a scan, not a table of every line allocated and dropped: a
+// didChange converts one or two positions of a text it will never see
+// again.
+func Offset(content []byte, enc Encoding, p Position) int {
+	ln, ok := lineAt(content, p.Line)
+	if !ok {
+		return len(content)
+	}
+	return column(content, ln, enc.normalize(), p.Character)
+}
+
+// lineAt returns line n of content as splitLines counts lines; ok is false
+// past the last line.
+func lineAt(content []byte, n uint32) (ln line, ok bool) {
+	start := 0
+	if bytes.IndexByte(content, '\r') < 0 {
+		// Only "\n" breaks lines: IndexByte jumps from one to the next.
+		for ; n > 0; n-- {
+			i := bytes.IndexByte(content[start:], '\n')
+			if i < 0 {
+				return line{}, false
+			}
+			start += i + 1
+		}
+		end := len(content)
+		if i := bytes.IndexByte(content[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		return line{start, end}, true
+	}
+	for {
+		i := bytes.IndexAny(content[start:], "\r\n")
+		if n == 0 {
+			if i < 0 {
+				return line{start, len(content)}, true
+			}
+			return line{start, start + i}, true
+		}
+		if i < 0 {
+			return line{}, false
+		}
+		end := start + i
+		start = end + 1
+		if content[end] == '\r' && start < len(content) && content[start] == '\n' {
+			start++
+		}
+		n--
+	}
+}
+
+// column returns the byte offset of character want of ln, clamped and
+// rounded down as Offset documents.
+func column(content []byte, ln line, enc Encoding, want32 uint32) int {
+	want := uint64(want32)
 	var col uint64
 	for off := ln.start; off < ln.end; {
 		if col >= want {
 			return off
 		}
-		r, size := utf8.DecodeRune(m.content[off:ln.end])
-		w := width(m.enc, r, size)
+		r, size := utf8.DecodeRune(content[off:ln.end])
+		w := width(enc, r, size)
 		if col+w > want {
 			return off // want points inside this character: round down.
 		}
