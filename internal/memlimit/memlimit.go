@@ -5,9 +5,12 @@
 // on $(go env GOROOT)/src, 150 MB live became a 400 MB peak. [Start] makes
 // the collector run earlier by setting a soft memory limit that follows the
 // live heap: after every collection the limit becomes the larger of a
-// floor and half as much again as the heap that survived it. Small
-// workspaces stay under the floor and collect as rarely as before; a large
-// one pays some CPU for collecting at 1.5× its live heap instead of 2×.
+// floor and the heap that survived it plus half as much again, at most
+// MaxHeadroom more. Small workspaces stay under the floor and collect as
+// rarely as before; a large one pays some CPU for collecting at 1.5× its
+// live heap instead of 2×, and a very large one for keeping its garbage
+// within MaxHeadroom (a 100,000-file repository's 1 GB index then peaks
+// near 1.25 GB, not 2 GB).
 // The limit is soft: the runtime never fails an allocation for it and caps
 // the CPU the collector may take when the live heap nears it.
 //
@@ -29,8 +32,9 @@ import (
 // runs as the Go default has it.
 const Floor = 256 << 20
 
-// headroom is the fraction of the live heap allowed on top of it.
-const headroom = 0.5
+// MaxHeadroom bounds the memory allowed on top of the live heap; below
+// it the headroom is half the live heap.
+const MaxHeadroom = 256 << 20
 
 // Start follows the live heap until stop is called; it is a no-op (stop
 // included) when GOMEMLIMIT or GOGC is set in the environment. Only one
@@ -89,14 +93,11 @@ func (g *governor) update() {
 
 // Limit is the memory limit for a live heap of live bytes.
 func Limit(live uint64) int64 {
-	l := float64(live) * (1 + headroom)
-	if l < Floor {
-		return Floor
-	}
-	if l > math.MaxInt64/2 {
+	if live > math.MaxInt64/2 {
 		return math.MaxInt64
 	}
-	return int64(l)
+	l := int64(live) + min(int64(live)/2, MaxHeadroom)
+	return max(l, Floor)
 }
 
 func (g *governor) stop() {

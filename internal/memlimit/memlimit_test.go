@@ -15,7 +15,9 @@ func TestLimit(t *testing.T) {
 		{100 << 20, Floor},
 		{Floor * 2 / 3, Floor},
 		{400 << 20, 600 << 20},
-		{1 << 40, 3 << 39},
+		{512 << 20, 768 << 20},
+		{1 << 30, 1<<30 + MaxHeadroom},
+		{1 << 40, 1<<40 + MaxHeadroom},
 		{1 << 63, 1<<63 - 1},
 	}
 	for _, tt := range tests {
