@@ -521,6 +521,42 @@ func checkSyntax(t *testing.T, what string, got *syntax.File, text string) {
 	}
 }
 
+// TestChangesSettleUntilWanted: while nobody waits, the parser lets the
+// changes settle (here: forever) and parses nothing; a reader wanting the
+// last version wakes it, and that one parse is the only one.
+func TestChangesSettleUntilWanted(t *testing.T) {
+	defer func(d, m time.Duration) { settleDelay, maxSettle = d, m }(settleDelay, maxSettle)
+	settleDelay, maxSettle = time.Hour, time.Hour
+	var mu sync.Mutex
+	var texts []string
+	h := func(_ string, text []byte) {
+		mu.Lock()
+		texts = append(texts, string(text))
+		mu.Unlock()
+	}
+	parseHook.Store(&h)
+	t.Cleanup(func() { parseHook.Store(nil) })
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	ctx := testCtx(t)
+	uri := "file:///nowhere/a.go"
+	open := "package a\n"
+	typedTexts, edits := typed(open, 3)
+	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
+	for i, e := range edits {
+		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, _ := x.Snapshot().Document(uri)
+	checkSyntax(t, "the last version", last.Syntax(), typedTexts[2])
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{typedTexts[2]}, texts); diff != "" {
+		t.Errorf("parsed texts (-want +got):\n%s", diff)
+	}
+}
+
 // TestPinnedVersionsAreParsed: a version a request holds (Pin) is parsed
 // by the background parser on its way to the last one, not passed over,
 // so the request's reader gets the parser's extraction of it.

@@ -45,6 +45,16 @@ import (
 // every parse would be restarted before it finished. Finishing it bounds
 // how stale the kept tree gets to one parse, and the next parse takes all
 // the changes made meanwhile in one go.
+//
+// Settling: while nobody waits for a version, the worker lets the changes
+// settle for settleDelay after the newest one before it parses, and never
+// longer than maxSettle after the oldest one it has not taken. A parse that
+// the next keystroke would make stale is work nobody reads; worse, on a
+// machine with two cores a parse running while the next change arrives
+// takes the core the notification loop needs (the Go scheduler preempts a
+// running goroutine only after 10 ms), and its garbage brings the
+// collector's assists onto the loop. A reader never waits for the delay:
+// wanting a version wakes the worker at once.
 
 // parseBudget bounds the tree-sitter parses of one background reparse of
 // an open document. A 1 MiB file, the default size cap, parses in well
@@ -61,6 +71,16 @@ import (
 //
 // A variable so that a test can make every parse overrun it.
 var parseBudget = 2 * time.Second
+
+// settleDelay and maxSettle pace the worker while nobody waits (see
+// "Settling" above). Typing leaves 60 ms or more between keystrokes, so a
+// typed change is parsed settleDelay after it; a burst of changes (a paste
+// replayed as edits, a formatter, an edit storm) is parsed at least every
+// maxSettle. Variables so that a test can make the wait endless.
+var (
+	settleDelay = 15 * time.Millisecond
+	maxSettle   = 250 * time.Millisecond
+)
 
 // parseHook, when a test sets it, runs on the worker before each parse
 // with the document and the text about to be parsed: tests hold the
@@ -99,6 +119,10 @@ type docParser struct {
 	// its budget.
 	costly bool
 
+	// wake, while the worker waits for changes to settle, is closed to
+	// end the wait early (a version is wanted, or the parser closed).
+	wake chan struct{}
+
 	// doc is the kept parse: the text of the last version the worker
 	// parsed, its tree and its extraction; nil before the first parse and
 	// after a failed one. Only the worker touches it, or Close when no
@@ -115,6 +139,7 @@ type docVersion struct {
 	text  []byte
 	edits []Edit // from the previous version's text; nil for the first
 	cell  *syntaxCell
+	at    time.Time // when it was queued: paces the worker, never output
 
 	// Guarded by p.mu until done is closed, then immutable.
 	wanted bool // a reader waits for it, or a request holds it (Pin)
@@ -153,7 +178,7 @@ func (x *Index) newDocParser(uri string, lang syntax.Language, text []byte) (*do
 // add queues the version that edits made of the previous one, text, and
 // wakes the worker. It never parses.
 func (p *docParser) add(text []byte, edits []Edit) *docVersion {
-	v := &docVersion{p: p, text: text, edits: edits, done: make(chan struct{})}
+	v := &docVersion{p: p, text: text, edits: edits, done: make(chan struct{}), at: time.Now()}
 	v.cell = pendingCell(v.syntax)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -173,8 +198,33 @@ func (p *docParser) want(v *docVersion) {
 	defer p.mu.Unlock()
 	if v.state == queued && !v.wanted {
 		v.wanted = true
+		p.wakeLocked()
 		p.startLocked()
 	}
+}
+
+// wakeLocked ends the worker's wait for changes to settle, if it waits.
+// Callers hold p.mu.
+func (p *docParser) wakeLocked() {
+	if p.wake != nil {
+		close(p.wake)
+		p.wake = nil
+	}
+}
+
+// settleLocked returns how long the worker should still let the queued
+// changes settle before it parses: zero when a version is wanted or the
+// delays have passed. Callers hold p.mu and a non-empty queue.
+func (p *docParser) settleLocked(now time.Time) time.Duration {
+	if slices.ContainsFunc(p.queue, func(v *docVersion) bool { return v.wanted }) {
+		return 0
+	}
+	newest, oldest := p.queue[len(p.queue)-1].at, p.queue[0].at
+	until := newest.Add(settleDelay)
+	if limit := oldest.Add(maxSettle); limit.Before(until) {
+		until = limit
+	}
+	return max(until.Sub(now), 0)
 }
 
 // startLocked starts the worker when there is work and none runs. Callers
@@ -199,6 +249,7 @@ func (p *docParser) Close() {
 		return
 	}
 	p.closed = true
+	p.wakeLocked()
 	p.cancel()
 	for _, v := range p.queue {
 		if v.state == queued {
@@ -233,6 +284,23 @@ func (p *docParser) run() {
 			}
 			p.mu.Unlock()
 			return
+		}
+		if wait := p.settleLocked(time.Now()); wait > 0 {
+			wake := make(chan struct{})
+			p.wake = wake
+			p.mu.Unlock()
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-wake:
+			}
+			t.Stop()
+			p.mu.Lock()
+			if p.wake == wake {
+				p.wake = nil
+			}
+			p.mu.Unlock()
+			continue
 		}
 		// The oldest version a reader waits for, else the newest: the
 		// versions before it are passed, their edits applied on the way.
