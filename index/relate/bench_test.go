@@ -136,7 +136,7 @@ var (
 	goSrcErr  error
 )
 
-func goSrcWorkspace(b *testing.B) *memSource {
+func goSrcWorkspace(b testing.TB) *memSource {
 	goSrcOnce.Do(func() {
 		root, err := corpus.GoSrc()
 		if err != nil {

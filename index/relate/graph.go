@@ -335,6 +335,23 @@ func (v *view) eachRef(name string, fn func(n int32)) {
 	v.list(NeedRef, name, func(ix *index) []int32 { return ix.refs.get(name) }, fn)
 }
 
+// eachGoRefIn calls fn for the Go files directly in dir whose Refs hold
+// name: eachRef confined to one directory, and a lookup of its own, so
+// that a build before the parse needs only that directory's files.
+func (v *view) eachGoRefIn(dir, name string, fn func(n int32)) {
+	v.list(NeedGoRef, dir+"\x00"+name, func(ix *index) []int32 {
+		var out []int32
+		for _, id := range ix.goDirs[dir] {
+			if f := ix.files[id]; f.syn != nil {
+				if _, ok := slices.BinarySearch(f.syn.Refs, name); ok {
+					out = append(out, id)
+				}
+			}
+		}
+		return out
+	}, fn)
+}
+
 // live reports whether id n is a file of the view (not a shadowed base
 // file).
 func (v *view) live(n int32) bool {

@@ -47,6 +47,9 @@ const (
 	NeedGoDir
 	// NeedProject: the *.csproj and *.sln files of a directory.
 	NeedProject
+	// NeedGoRef: the Go files of a directory referencing a name (Key is
+	// the directory, a NUL, and the name).
+	NeedGoRef
 )
 
 // Need is one lookup a query made.
@@ -118,6 +121,9 @@ func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k w
 	}
 	admits := g.admitter(n)
 	var out []string
+	if dir, ok := n.dir(); ok {
+		paths = underDir(paths, dir)
+	}
 	for _, p := range paths {
 		if admits(p, func(k words.Key) bool { return mayContain(p, k) }) {
 			out = append(out, p)
@@ -142,6 +148,12 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 	case NeedGoDir:
 		return func(p string, _ func(words.Key) bool) bool {
 			return dirOf(p) == n.Key && syntax.FamilyForPath(p) == syntax.FamilyGo
+		}
+	case NeedGoRef:
+		dir, name, _ := strings.Cut(n.Key, "\x00")
+		ws := words.KeyOf(words.Split(name))
+		return func(p string, may func(words.Key) bool) bool {
+			return dirOf(p) == dir && syntax.FamilyForPath(p) == syntax.FamilyGo && (len(ws) == 0 || may(ws))
 		}
 	case NeedProject:
 		return func(p string, _ func(words.Key) bool) bool {
@@ -171,6 +183,35 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 		}
 	}
 	return func(string, func(words.Key) bool) bool { return true }
+}
+
+// dir returns the directory a lookup is confined to: only the files
+// directly in it can answer it.
+func (n Need) dir() (string, bool) {
+	switch n.Kind {
+	case NeedGoDir, NeedProject:
+		return n.Key, true
+	case NeedGoRef:
+		dir, _, _ := strings.Cut(n.Key, "\x00")
+		return dir, true
+	}
+	return "", false
+}
+
+// underDir returns the run of paths (sorted) that holds every path of a
+// file directly in dir: a binary search instead of a scan of the whole
+// tree, for each of the many directory lookups of a Go build.
+func underDir(paths []string, dir string) []string {
+	if dir == "" {
+		return paths
+	}
+	prefix := dir + "/"
+	lo, _ := slices.BinarySearch(paths, prefix)
+	hi := lo
+	for hi < len(paths) && strings.HasPrefix(paths[hi], prefix) {
+		hi++
+	}
+	return paths[lo:hi]
 }
 
 // regFamilies returns the language families whose import requests

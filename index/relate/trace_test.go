@@ -2,6 +2,7 @@ package relate
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 	t.Helper()
 	v := g.view()
+	paths := slices.Sorted(maps.Keys(texts))
 	for id := range int32(v.size()) {
 		f := v.file(id)
 		filter := words.NewFilter(texts[f.path])
@@ -35,6 +37,9 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 		if f.syn != nil {
 			for _, r := range f.syn.Refs {
 				needs = append(needs, Need{NeedRef, r})
+				if f.lang == syntax.FamilyGo {
+					needs = append(needs, Need{NeedGoRef, f.dir + "\x00" + r})
+				}
 			}
 			for _, s := range f.syn.Symbols {
 				needs = append(needs, Need{NeedSym, s.Name})
@@ -55,7 +60,15 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 			}
 		}
 		for _, n := range needs {
-			if !g.admitter(n)(f.path, filter.MayContainKey) {
+			admitted := g.admitter(n)(f.path, filter.MayContainKey)
+			if _, ok := n.dir(); ok && admitted {
+				// A directory lookup searches the sorted paths for
+				// its run: the file must be in it.
+				admitted = slices.Contains(g.Candidates(n, paths, func(p string, k words.Key) bool {
+					return p != f.path || filter.MayContainKey(k)
+				}), f.path)
+			}
+			if !admitted {
 				t.Errorf("%s contributes to lookup %v %q but is not among its candidates", f.path, n.Kind, n.Key)
 			}
 		}

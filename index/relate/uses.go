@@ -2,6 +2,7 @@ package relate
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,9 +220,23 @@ func (g *Graph) users(path string, syms []int) []string {
 		slices.Sort(names)
 		names = slices.Compact(names)
 	}
+	// A Go declaration is used only from the directories of the packages
+	// that depend on its own (goDependents): the candidates are their
+	// files that reference a name, looked up directory by directory, so
+	// that a build before the parse needs no other file.
+	var deps map[string]bool
 	cand := newNodeSet(v.size())
-	for _, name := range names {
-		v.eachRef(name, func(n int32) { cand.add(n) })
+	if t.lang == syntax.FamilyGo && goUsersBound {
+		deps = v.goDependents(t.dir)
+		for _, dir := range slices.Sorted(maps.Keys(deps)) {
+			for _, name := range names {
+				v.eachGoRefIn(dir, name, func(n int32) { cand.add(n) })
+			}
+		}
+	} else {
+		for _, name := range names {
+			v.eachRef(name, func(n int32) { cand.add(n) })
+		}
 	}
 	for _, k := range v.reverseKeys(t) {
 		v.eachReg(k, func(n, _ int32) { cand.add(n) })
@@ -240,6 +255,9 @@ func (g *Graph) users(path string, syms []int) []string {
 		if f == nil || f.syn == nil {
 			continue
 		}
+		if deps != nil && f.lang == syntax.FamilyGo && !deps[f.dir] {
+			continue
+		}
 		c := newUseCtx()
 		if keep := userFilters[t.lang]; keep != nil && !keep(v, t, f, c) {
 			continue
@@ -255,6 +273,37 @@ func (g *Graph) users(path string, syms []int) []string {
 		}
 	}
 	return v.paths(users, self)
+}
+
+// goUsersBound turns on the dependents bound of Go users (goDependents);
+// a variable so that a test can compare the answers without it.
+var goUsersBound = true
+
+// goDependents returns the directories whose Go files can use a
+// declaration of the Go package in dir: dir itself and every directory
+// whose Go files import it, directly or through the packages of other such
+// directories. A Go file outside them cannot name the package, and cannot
+// hold a value of one of its types either: every step by which the
+// resolver reaches a declaration of another package (a qualified name, a
+// call's or a field's declared type, an embedded type) follows an import
+// of the file that states it, so the package whose declaration it reaches
+// is among the file's package's transitive imports. On a large tree this
+// keeps the users of a file's common member names ("ID", "String") to the
+// packages that depend on it, rather than every file that mentions them.
+func (v *view) goDependents(dir string) map[string]bool {
+	seen := map[string]bool{dir: true}
+	queue := []string{dir}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		v.eachReg("go:"+d, func(n, _ int32) {
+			if f := v.file(n); f != nil && f.lang == syntax.FamilyGo && !seen[f.dir] {
+				seen[f.dir] = true
+				queue = append(queue, f.dir)
+			}
+		})
+	}
+	return seen
 }
 
 // userCandidate reports whether use u of another file may name one of the

@@ -1,0 +1,5 @@
+//go:build !race
+
+package relate
+
+const raceEnabled = false
