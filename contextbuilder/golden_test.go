@@ -174,12 +174,22 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	// Not when the case changes the disk after indexing: the complete
 	// index parsed the old bytes, the listed one can only parse the new.
 	demanded = false
+	// A listed index whose files all have their extraction (text
+	// files, open buffers) needs no demand: the build runs on it whole.
+	pending := false
+	for _, r := range partial.Snapshot().Roots() {
+		for _, p := range r.Paths() {
+			if f, ok := r.File(p); ok && !f.Parsed() {
+				pending = true
+			}
+		}
+	}
 	if early := build(partial); len(c.after)+len(c.remove) == 0 && !bytes.Equal(first, early) {
 		t.Errorf("the build before the index was parsed differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(early)))
 	}
 	// The comparison proves something only when the listed index built on
 	// demand: every case that gets past choosing its folder does.
-	if !demanded && !bytes.Contains(first, []byte(`"refusal"`)) && !bytes.Contains(first, []byte(`"error"`)) {
+	if pending && !demanded && !bytes.Contains(first, []byte(`"refusal"`)) && !bytes.Contains(first, []byte(`"error"`)) {
 		t.Error("the build on the listed index did not run on demand (index.Demand)")
 	}
 	return first

@@ -84,7 +84,18 @@ func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts O
 		return e.run(ctx)
 	}
 	defer d.Close()
+	whole := e.root
 	for {
+		if d.Complete() {
+			// Every file is parsed: the whole root's graph is the one
+			// the last run would converge to, and it answers repeated
+			// questions from its memo.
+			e.root = whole
+			if opts.OnDemand != nil {
+				opts.OnDemand(d.Files(), d.Runs())
+			}
+			return e.run(ctx)
+		}
 		// The memo of texts read stays: it depends on the files, not
 		// on the graph.
 		e.root = d.Root()

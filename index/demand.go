@@ -92,7 +92,7 @@ type Demand struct {
 // when the root needs none: its files are all parsed, or not yet listed.
 // Open documents are in the demand set from the start.
 func (r *RootSnapshot) Demand() *Demand {
-	if r == nil || r.parsed || !r.listed {
+	if r == nil || r.parsed || !r.listed || r.allParsed() {
 		return nil
 	}
 	d := &Demand{root: r, have: map[string]bool{}, checked: map[relate.Need]bool{}, trace: relate.NewTrace(), release: r.idle.hold()}
@@ -103,6 +103,27 @@ func (r *RootSnapshot) Demand() *Demand {
 	d.view = r.withGraph(d.graph)
 	return d
 }
+
+// allParsed reports whether every file of the root has its extraction,
+// though the root is not marked parsed yet: on a warm start the cache
+// supplies nearly every extraction at the listing, and the background
+// parse may have finished the rest. The whole root's graph then costs no
+// parse, and one build on it is the demand-driven build's last run
+// without the runs before it.
+func (r *RootSnapshot) allParsed() bool {
+	all := true
+	r.files.Range(func(_ string, f *File) {
+		if all && !f.Parsed() {
+			all = false
+		}
+	})
+	return all
+}
+
+// Complete reports whether every file of the root is parsed now (by the
+// build's growth, the cache or the background parse before the build
+// began): the build may then run once on the whole root instead.
+func (d *Demand) Complete() bool { return d.root.allParsed() }
 
 // Root returns the root as the build's next run sees it.
 func (d *Demand) Root() *RootSnapshot { return d.view }
