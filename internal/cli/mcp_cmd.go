@@ -68,6 +68,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	logger.Info("ctxd serving MCP on stdio", "version", versionString(), "root", dir, "pid", os.Getpid())
 	srv, err := mcp.New(mcp.Options{Root: dir, Logger: logger, Version: versionString(), Service: opts})
 	if err != nil {
 		return fail(exitInternal, "%v", err)
@@ -77,7 +78,6 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logger.Warn("saving the index cache failed", "err", err)
 		}
 	}()
-	logger.Info("ctxd serving MCP on stdio", "version", versionString(), "root", dir, "pid", os.Getpid())
 	if err := srv.Run(ctx, &sdk.IOTransport{Reader: inHalf{stdin}, Writer: outHalf{stdout}}); err != nil {
 		logger.Error("MCP session ended with an error", "err", err)
 		return exitInternal
