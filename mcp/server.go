@@ -115,9 +115,9 @@ func New(opts Options) (*Server, error) {
 	for _, p := range s.svc.SetRoots([]index.Root{{URI: s.uri, Name: s.name, Dir: root}}) {
 		s.log.Warn("workspace configuration unusable; context tools will be refused until it is fixed and ctxd restarts", "folder", p.URI, "err", p.Err)
 	}
-	// The prompt templates are listed as the workspace pinned them; a
-	// template set that cannot be loaded lists none (render_prompt says
-	// why).
+	// The prompt templates are listed as the folder's workspace loads
+	// them, once at startup; a template set that cannot be loaded lists
+	// none (render_prompt says why).
 	set, err := prompt.LoadDir(root)
 	if err != nil {
 		s.log.Warn("prompt templates not listed as MCP prompts", "err", err)

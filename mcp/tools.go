@@ -42,8 +42,8 @@ const refusalHelp = " A refusal is a tool error (isError) whose first text says 
 	"thread's REF_NOT_FOUND, CROSS_THREAD_REF, MAX_REFS_EXCEEDED, EMPTY_REFS_DENIED. A refusal means nothing may be sent: follow its " +
 	"advice rather than reading the files another way. Invalid arguments are a tool error naming the field."
 
-// tools are the MCP tools, in the order tools/list gives them. Each one is
-// an LSP command of workspace.Commands.
+// tools are the MCP tools (tools/list sorts them by name). Each one is an
+// LSP command of workspace.Commands under an agent's name.
 var tools = []tool{
 	{
 		name:   "build_context",
