@@ -674,3 +674,37 @@ func TestPrompts(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaPatchesFollowTheGoTypes: a patch of a property the Go type no
+// longer has fails the schema's construction instead of being lost, and
+// every tool's schemas build.
+func TestSchemaPatchesFollowTheGoTypes(t *testing.T) {
+	for _, tl := range tools {
+		if _, err := tl.in(); err != nil {
+			t.Errorf("%s: input schema: %v", tl.name, err)
+		}
+		if _, err := tl.out(); err != nil {
+			t.Errorf("%s: output schema: %v", tl.name, err)
+		}
+	}
+	s, err := buildRequestSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		p    patch
+		want string
+	}{
+		{"describe a missing property", patch{path: "plan_step.target_dirs", description: "x"}, `no property "target_dirs"`},
+		{"drop a missing property", patch{path: "active_file", drop: true}, `no property "active_file"`},
+		{"enum under a missing parent", patch{path: "nope.scope", enum: []any{"a"}}, `no property "nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := apply(s, []patch{tt.p}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("apply = %v, want an error with %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -107,7 +107,7 @@ var tools = []tool{
 			"was never built; invalid arguments are a tool error naming the field.",
 		in:   recordSchema,
 		out:  outputSchema[workspace.Recorded],
-		call: argsCall(false, (*workspace.Service).RecordExecution, func(a *workspace.RecordExecutionArgs) string { return a.WorkspaceFolder }),
+		call: argsCall((*workspace.Service).RecordExecution, func(a *workspace.RecordExecutionArgs) string { return a.WorkspaceFolder }),
 	},
 	{
 		name:   "verify",
@@ -119,7 +119,7 @@ var tools = []tool{
 			"replays the ledger file, ledger verifies from SQL queries on its SQLite projection.",
 		in:   verifySchema,
 		out:  outputSchema[workspace.Report],
-		call: argsCall(true, (*workspace.Service).Verify, func(a *workspace.VerifyArgs) string { return a.WorkspaceFolder }),
+		call: argsCall((*workspace.Service).Verify, func(a *workspace.VerifyArgs) string { return a.WorkspaceFolder }),
 	},
 	{
 		name:   "index_status",
@@ -131,7 +131,7 @@ var tools = []tool{
 		readOnly: true,
 		in:       indexStatusSchema,
 		out:      outputSchema[workspace.IndexStatusResult],
-		call:     argsCall(true, (*workspace.Service).IndexStatus, nil),
+		call:     argsCall((*workspace.Service).IndexStatus, nil),
 	},
 }
 
@@ -224,20 +224,18 @@ func promptCall(ctx context.Context, s *Server, args json.RawMessage) (*sdk.Call
 }
 
 // argsCall is the call of a tool whose argument is a plain command
-// argument type A, decoded with the service's strict decoder; an optional
-// one may be absent. folder returns the LSP command's workspace_folder,
-// which the MCP schema leaves out (one folder is served) and the call
-// rejects.
-func argsCall[A, R any](optional bool, run func(*workspace.Service, context.Context, workspace.Caller, *A) (*R, error), folder func(*A) string) func(context.Context, *Server, json.RawMessage) (*sdk.CallToolResult, error) {
+// argument type A, decoded with the service's strict decoder; absent
+// arguments are an empty object, and the service checks what a call
+// requires. folder returns the LSP command's workspace_folder, which the
+// MCP schema leaves out (one folder is served) and the call rejects.
+func argsCall[A, R any](run func(*workspace.Service, context.Context, workspace.Caller, *A) (*R, error), folder func(*A) string) func(context.Context, *Server, json.RawMessage) (*sdk.CallToolResult, error) {
 	return func(ctx context.Context, s *Server, args json.RawMessage) (*sdk.CallToolResult, error) {
+		if strictjson.Absent(args) {
+			args = json.RawMessage("{}")
+		}
 		var a A
-		if !optional || !strictjson.Absent(args) {
-			if strictjson.Absent(args) {
-				args = json.RawMessage("{}")
-			}
-			if err := workspace.DecodeStrict(args, &a); err != nil {
-				return nil, err
-			}
+		if err := workspace.DecodeStrict(args, &a); err != nil {
+			return nil, err
 		}
 		if folder != nil && folder(&a) != "" {
 			return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder (its --root); leave the field out", folderField)
