@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint
+.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -16,7 +16,7 @@ help: ## list the targets
 build: ## build bin/ctxd
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: go-test editors-test ## everything CI checks: gofmt, vet, race tests, the generated contract, the editor clients against bin/ctxd
+test: go-test editors-test mcp-test ## everything CI checks: gofmt, vet, race tests, the generated contract, the editor clients and the MCP client against bin/ctxd
 
 go-test: ## gofmt, go vet and the race tests of every Go package (unit, LSP in-process, e2e on the binary)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -28,6 +28,9 @@ go-test: ## gofmt, go vet and the race tests of every Go package (unit, LSP in-p
 editors-test: build ## the VS Code extension (unit + integration on bin/ctxd, then a .vsix) and the Neovim plugin (headless nvim on bin/ctxd)
 	cd editors/vscode && npm ci --no-audit --no-fund && CTXD_BIN=$(CURDIR)/$(BIN) npm test && npm run package
 	CTXD_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+
+mcp-test: build ## ctxd mcp driven over stdio by the official MCP TypeScript SDK client (tools/mcpclient, node --test)
+	cd tools/mcpclient && npm ci --no-audit --no-fund && CTXD_BIN=$(CURDIR)/$(BIN) npm test
 
 generate: ## regenerate the editor clients' contract from the Go types (go generate)
 	$(GO) generate ./...

@@ -1,8 +1,9 @@
 package e2e
 
 // ctxd is local only: it never opens a network socket (docs/security.md).
-// Two checks prove it. TestNoNetworkSyscalls runs a full LSP session of
-// the real binary under strace and fails on any network system call.
+// Two checks prove it. TestNoNetworkSyscalls (and TestNoNetworkSyscallsMCP)
+// runs a full LSP (MCP) session of the real binary under strace and fails
+// on any network system call.
 // TestNoNetworkDependencies fails at build time when code that could talk
 // to the network enters the binary: a forbidden package imported by ctxd
 // or by a new dependency, or a use of package net beyond the one error
@@ -90,6 +91,23 @@ func TestHelperDial(t *testing.T) {
 	}
 }
 
+// straceControl checks that the tracer sees a TCP socket in this
+// environment: the test binary dials 127.0.0.1:9 under strace. Without
+// it, a tracer that records nothing would pass every check.
+func straceControl(t *testing.T, strace string) {
+	t.Helper()
+	control := filepath.Join(t.TempDir(), "control.strace")
+	argv := straceArgs(strace, control, os.Args[0], "-test.run=^TestHelperDial$", "-test.count=1")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "CTXD_NETCHECK_DIAL=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("control run: %v\n%s", err, out)
+	}
+	if calls := networkCalls(t, control); !slices.ContainsFunc(calls, func(c string) bool { return strings.Contains(c, "AF_INET") }) {
+		t.Fatalf("strace did not record the control's TCP socket; the check would prove nothing. Recorded:\n%s", strings.Join(calls, "\n"))
+	}
+}
+
 // startTraced starts ctxd serve under strace, like startServer.
 func startTraced(t *testing.T, strace, out string, args ...string) *process {
 	t.Helper()
@@ -104,18 +122,7 @@ func startTraced(t *testing.T, strace, out string, args ...string) *process {
 // resolves users or hosts through NSS).
 func TestNoNetworkSyscalls(t *testing.T) {
 	strace := straceOrSkip(t)
-
-	// Control: the tracer sees a TCP socket in this environment.
-	control := filepath.Join(t.TempDir(), "control.strace")
-	argv := straceArgs(strace, control, os.Args[0], "-test.run=^TestHelperDial$", "-test.count=1")
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "CTXD_NETCHECK_DIAL=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("control run: %v\n%s", err, out)
-	}
-	if calls := networkCalls(t, control); !slices.ContainsFunc(calls, func(c string) bool { return strings.Contains(c, "AF_INET") }) {
-		t.Fatalf("strace did not record the control's TCP socket; the check would prove nothing. Recorded:\n%s", strings.Join(calls, "\n"))
-	}
+	straceControl(t, strace)
 
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -210,7 +217,22 @@ var allowedEdges = map[[2]string]string{
 	{"go.uber.org/zap", "net/http"}:        "zap.AtomicLevel implements http.Handler; ctxd never serves it (go.lsp.dev/protocol imports zap for its logger)",
 	{"github.com/google/uuid", "net"}:      "net.Interfaces, for the node id of version 1 UUIDs only; modernc.org/sqlite's libc imports uuid and the ledger's SQLite projection never generates one (the traced session runs a ledger replay)",
 	{"modernc.org/libc", "os/exec"}:        "C's system() and popen() run sh -c; SQLite's library never calls them (the sqlite3 shell does), and ctxd runs no SQL that could",
+	// The official MCP SDK is one package with every transport: ctxd mcp
+	// serves only the stdio IOTransport, and ctxd's own code may not name
+	// a network or process transport (sdkTransports, checked below).
+	{"github.com/modelcontextprotocol/go-sdk/mcp", "net/http"}:      "the SDK's streamable HTTP and SSE transports (servers and clients), which ctxd never creates (checked below)",
+	{"github.com/modelcontextprotocol/go-sdk/mcp", "net"}:           "net.Pipe for its in-memory transport, and the HTTP transports' address checks",
+	{"github.com/modelcontextprotocol/go-sdk/mcp", "os/exec"}:       "CommandTransport, the client side that starts a server process; ctxd never creates one (checked below)",
+	{"github.com/modelcontextprotocol/go-sdk/auth", "net/http"}:     "OAuth of the SDK's HTTP transports, imported by its mcp package; unreachable from stdio",
+	{"github.com/modelcontextprotocol/go-sdk/oauthex", "net"}:       "OAuth discovery of the SDK's HTTP transports (a dialer that refuses private addresses); unreachable from stdio",
+	{"github.com/modelcontextprotocol/go-sdk/oauthex", "net/http"}:  "OAuth discovery of the SDK's HTTP transports; unreachable from stdio",
+	{"github.com/modelcontextprotocol/go-sdk/internal/util", "net"}: "net.SplitHostPort, for the HTTP transports' localhost check",
+	{"golang.org/x/oauth2", "net/http"}:                             "the OAuth client of the SDK's HTTP transports (imported by go-sdk/auth); unreachable from stdio",
+	{"golang.org/x/oauth2/internal", "net/http"}:                    "the same OAuth client's token requests; unreachable from stdio",
 }
+
+// sdkMCP is the import path of the MCP SDK's package.
+const sdkMCP = "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // allowedNetUses are the identifiers of package net that ctxd's own code
 // may use.
@@ -219,6 +241,11 @@ var allowedNetUses = map[string]bool{"ErrClosed": true}
 // serveCalls are the functions of go.lsp.dev/jsonrpc2 that listen on the
 // network.
 var serveCalls = map[string]bool{"ListenAndServe": true, "Serve": true}
+
+// sdkTransports are the identifiers of the MCP SDK's package mcp that
+// listen on the network, dial it or start a process: ctxd's own code
+// serves MCP on stdio only.
+var sdkTransports = regexp.MustCompile(`^(NewStreamableHTTPHandler|StreamableHTTPHandler|StreamableHTTPOptions|StreamableServerTransport|StreamableClientTransport|NewSSEHandler|SSEHandler|SSEOptions|SSEServerTransport|SSEClientTransport|CommandTransport)$`)
 
 // socketCalls are the identifiers of syscall and golang.org/x/sys/unix
 // that open or use a socket.
@@ -293,10 +320,13 @@ func netUses(t *testing.T, files []string) []string {
 		local := map[string]string{} // local name → import path
 		for _, imp := range file.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if path != "net" && path != "syscall" && path != "golang.org/x/sys/unix" && path != "go.lsp.dev/jsonrpc2" {
+			if path != "net" && path != "syscall" && path != "golang.org/x/sys/unix" && path != "go.lsp.dev/jsonrpc2" && path != sdkMCP {
 				continue
 			}
 			n := filepath.Base(path)
+			if path == sdkMCP {
+				n = "mcp"
+			}
 			if imp.Name != nil {
 				n = imp.Name.Name
 			}
@@ -323,6 +353,8 @@ func netUses(t *testing.T, files []string) []string {
 				bad = append(bad, fmt.Sprintf("%s: uses net.%s (only %v are allowed)", fset.Position(sel.Pos()), sel.Sel.Name, slices.Sorted(maps.Keys(allowedNetUses))))
 			case path == "go.lsp.dev/jsonrpc2" && serveCalls[sel.Sel.Name]:
 				bad = append(bad, fmt.Sprintf("%s: calls jsonrpc2.%s, which listens on the network", fset.Position(sel.Pos()), sel.Sel.Name))
+			case path == sdkMCP && sdkTransports.MatchString(sel.Sel.Name):
+				bad = append(bad, fmt.Sprintf("%s: uses mcp.%s, an MCP transport over the network or a process; ctxd serves MCP on stdio only", fset.Position(sel.Pos()), sel.Sel.Name))
 			case (path == "syscall" || path == "golang.org/x/sys/unix") && socketCalls.MatchString(sel.Sel.Name):
 				bad = append(bad, fmt.Sprintf("%s: calls %s.%s, a socket system call", fset.Position(sel.Pos()), id.Name, sel.Sel.Name))
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/markdown"
 )
 
 // exitRefused is the exit code of a build the context builder refused
@@ -272,7 +273,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case outJSON:
 		err = writeJSON(stdout, res)
 	case outMarkdown:
-		err = formatMarkdown(stdout, res)
+		err = markdown.Write(stdout, res)
 	default:
 		err = formatSummary(stdout, res)
 	}

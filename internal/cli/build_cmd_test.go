@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/workspace/markdown"
 )
 
 // buildWorkspace is a small Go module with a dependency between two
@@ -348,7 +349,7 @@ func sampleResult() *contextbuilder.Result {
 
 func TestFormatMarkdown(t *testing.T) {
 	var buf bytes.Buffer
-	if err := formatMarkdown(&buf, sampleResult()); err != nil {
+	if err := markdown.Write(&buf, sampleResult()); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -404,14 +405,6 @@ func TestFormatSummary(t *testing.T) {
 	var again bytes.Buffer
 	if err := formatSummary(&again, sampleResult()); err != nil || again.String() != out {
 		t.Errorf("summary is not deterministic (err %v)", err)
-	}
-}
-
-func TestLongestRun(t *testing.T) {
-	for s, want := range map[string]int{"": 0, "a": 0, "`": 1, "a``b```c`": 3, "````": 4} {
-		if got := longestRun(s, '`'); got != want {
-			t.Errorf("longestRun(%q) = %d, want %d", s, got, want)
-		}
 	}
 }
 

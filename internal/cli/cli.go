@@ -1,8 +1,9 @@
 // Package cli is ctxd's command line: the subcommands serve (LSP over
-// stdio), build, index, record, verify and version, their flags, usage
-// text and exit codes. Each subcommand decodes its flags, calls the
-// workspace layer (or starts the server) and encodes the result; the
-// business logic lives below it.
+// stdio), mcp (the Model Context Protocol over stdio, for coding agents),
+// build, index, record, verify and version, their flags, usage text and
+// exit codes. Each subcommand decodes its flags, calls the workspace layer
+// (or starts the LSP or MCP server) and encodes the result; the business
+// logic lives below it.
 //
 // The entry point is [Run]; [Version] and [Commit] are what the binary was
 // stamped with.
@@ -64,6 +65,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the Language Server Protocol over stdin/stdout (the default)", runServe},
+		{"mcp", "serve the Model Context Protocol over stdin/stdout for coding agents (tools build_context, budget, …)", runMCP},
 		{"build", "build a context bundle for a workspace folder, as ctxd.buildContext does", runBuild},
 		{"index", "index a workspace folder and print its status", runIndex},
 		{"record", "record a model's output as the EXECUTION event of a thread's turn, as ctxd.recordExecution does", runRecord},
@@ -109,7 +111,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  help      print help for a command (ctxd help serve)")
 	fmt.Fprintln(w, "\nWith no command, ctxd serves LSP over stdio. 'ctxd <command> --help' lists its flags.")
-	fmt.Fprintf(w, "serve, build and index keep the index between runs in %s;\n--cache-dir or $CTXD_CACHE_DIR moves it. ", userCacheDir())
+	fmt.Fprintf(w, "serve, mcp, build and index keep the index between runs in %s;\n--cache-dir or $CTXD_CACHE_DIR moves it. ", userCacheDir())
 	fmt.Fprintln(w, "On a terminal, build and index show their progress on stderr\nwhen it takes more than a second.")
 }
 

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ctxd/ctxd/mcp"
+	"github.com/ctxd/ctxd/workspace"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const mcpSynopsis = "mcp [--root DIR] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
+
+// runMCP serves the Model Context Protocol on stdin/stdout for one
+// workspace folder (--root, default the current directory), as coding
+// agents start it: the tools of package mcp over the same service, index
+// cache and records as `ctxd serve` and `ctxd build`. Logs go to stderr
+// (or --log-file), never to stdout, which carries the protocol. Exit
+// codes: 0 when the client closes the connection (or on SIGINT/SIGTERM),
+// 2 usage, 1 internal error.
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp", mcpSynopsis, stderr, stdout)
+	root := fs.String("root", ".", "workspace folder the tools work on")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
+	idx := indexFlags(fs)
+	rules := secretRulesFlag(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	fail := func(code int, msg string, args ...any) int {
+		fmt.Fprintf(stderr, "ctxd mcp: "+msg+"\n", args...)
+		return code
+	}
+	dir, err := rootDir(*root)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	logger, closeLog, err := newLogger(*level, *logFile, stderr)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer closeLog()
+	// As in serve, rules that cannot be loaded do not stop the server
+	// (index_status and verify still work), but every build is refused
+	// with the reason.
+	scanner, rulesPath, rulesErr := loadSecretRules(*rules)
+	if rulesErr != nil {
+		logger.Error("secret rules not loaded; context builds will be refused", "file", rulesPath, "err", rulesErr)
+	} else if rulesPath != "" {
+		logger.Info("secret rules loaded", "file", rulesPath, "version", scanner.Version())
+	}
+	opts := workspace.ServiceOptions{Index: idx.options(), RedactorErr: rulesErr, Now: clock()}
+	if scanner != nil {
+		opts.Redactor = scanner
+	}
+
+	// Anything that writes to os.Stdout by mistake would corrupt the
+	// protocol stream; from here on only the transport writes to the real
+	// stdout.
+	if stdout == os.Stdout {
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = stdout.(*os.File) }()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("ctxd serving MCP on stdio", "version", versionString(), "root", dir, "pid", os.Getpid())
+	srv, err := mcp.New(mcp.Options{Root: dir, Logger: logger, Version: versionString(), Service: opts})
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	defer func() {
+		if err := srv.Close(); err != nil {
+			logger.Warn("saving the index cache failed", "err", err)
+		}
+	}()
+	if err := srv.Run(ctx, &sdk.IOTransport{Reader: inHalf{stdin}, Writer: outHalf{stdout}}); err != nil {
+		logger.Error("MCP session ended with an error", "err", err)
+		return exitInternal
+	}
+	logger.Info("MCP session ended")
+	return exitOK
+}
+
+// inHalf and outHalf give the MCP transport the Close it wants on each
+// half of stdio. Each closes its own half when that is closable (the
+// process's stdin and stdout), so that a read of stdin still blocked when
+// the session ends returns.
+type (
+	inHalf  struct{ io.Reader }
+	outHalf struct{ io.Writer }
+)
+
+func (h inHalf) Close() error  { return closeIfCloser(h.Reader) }
+func (h outHalf) Close() error { return closeIfCloser(h.Writer) }
+
+func closeIfCloser(v any) error {
+	if c, ok := v.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

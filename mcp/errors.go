@@ -1,0 +1,117 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Kinds of a tool error that is not a refusal, as its JSON text names
+// them ({"error": {"kind", "message"}}).
+const (
+	kindInvalid   = "invalid_arguments"
+	kindOutOfSync = "out_of_sync"
+	kindInternal  = "internal"
+)
+
+// toolError is the JSON form of a tool error other than a refusal.
+type toolError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// failure turns a failed call into its MCP answer, by the service's
+// classification (the LSP server and the CLI map the same kinds):
+//
+//   - a refusal → a tool error (isError) whose first text is the code,
+//     message, advice and candidates for a reader, and whose second text
+//     is {"refusal": …} as JSON, the CLI's shape, for a program;
+//   - invalid arguments → a tool error whose message names the field;
+//   - cancellation → a protocol error (the client stopped waiting);
+//   - anything else → an internal tool error without the error's text,
+//     which may quote what it failed on (the log keeps it).
+//
+// Tool errors carry no structuredContent: a client validates
+// structuredContent against the tool's output schema, which describes a
+// result.
+func (s *Server) failure(tool string, err error) (*sdk.CallToolResult, error) {
+	f := workspace.Classify(err)
+	switch f.Kind {
+	case workspace.FailRefused:
+		return refusalResult(tool, f.Refusal), nil
+	case workspace.FailInvalid:
+		return errorResult(kindInvalid, f.Message), nil
+	case workspace.FailOutOfSync:
+		return errorResult(kindOutOfSync, f.Message), nil
+	case workspace.FailCancelled:
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	// The service logged its own failures; this one may come from the
+	// encoding here.
+	s.log.Error("tool failed", "tool", tool, "err", err)
+	return internalError(tool), nil
+}
+
+// internalError is the tool error of a bug or an I/O failure.
+func internalError(tool string) *sdk.CallToolResult {
+	return errorResult(kindInternal, "internal error in "+tool+": ctxd logged the details and keeps serving")
+}
+
+// errorResult is a tool error of kind with message: the message as the
+// first text, {"error": {kind, message}} as the second.
+func errorResult(kind, message string) *sdk.CallToolResult {
+	data, _ := json.Marshal(map[string]toolError{"error": {Kind: kind, Message: message}}) // strings always encode
+	return &sdk.CallToolResult{
+		IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: message}, &sdk.TextContent{Text: string(data)}},
+	}
+}
+
+// refusalResult is the tool error of a refusal.
+func refusalResult(tool string, r *contextbuilder.Refusal) *sdk.CallToolResult {
+	text, err := indentJSON(map[string]*contextbuilder.Refusal{"refusal": r})
+	if err != nil {
+		return internalError(tool)
+	}
+	return &sdk.CallToolResult{
+		IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: refusalText(tool, r)}, &sdk.TextContent{Text: text}},
+	}
+}
+
+// refusalText is a refusal for a reader (a model): what was refused and
+// why, what to do, and for an ambiguous target the candidates to retry
+// with.
+func refusalText(tool string, r *contextbuilder.Refusal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ctxd refused %s: %s: %s\n", tool, r.Code, oneLine(r.Message))
+	if r.Advice != "" {
+		fmt.Fprintf(&b, "advice: %s\n", oneLine(r.Advice))
+	}
+	if len(r.Candidates) > 0 {
+		b.WriteString("candidates (retry the same call with one or more of them in user_selected_targets):\n")
+		for _, c := range r.Candidates {
+			target, _ := json.Marshal(contextbuilder.UserTarget{Path: c.Path, Symbol: c.Symbol}) // strings always encode
+			fmt.Fprintf(&b, "- %s (%s, line %d)\n", target, oneLine(c.Kind), c.Range.Start.Line+1)
+		}
+	}
+	if br := r.BudgetReport; br != nil && br.Decision == contextbuilder.DecisionRefuse {
+		fmt.Fprintf(&b, "budget: %d tokens estimated, hard limit %d\n", br.EstimatedInputTokens, br.HardLimitTokens)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// oneLine keeps a message on its line: control characters become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,271 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace"
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fixedNow pins created_at, so that two builds of the same request are
+// the same bytes.
+var fixedNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// session is a server on root and an SDK client connected to it over the
+// SDK's in-memory transport.
+type session struct {
+	t    *testing.T
+	ctx  context.Context
+	srv  *Server
+	cs   *sdk.ClientSession
+	logs *syncBuffer
+	// outputs is every text and structuredContent the client received,
+	// for the leak checks.
+	outputs []string
+}
+
+// newServer creates a server on root with debug logs into a buffer, no
+// persisted index and a pinned clock; setup may change it before the
+// client connects.
+func newServer(t *testing.T, root string) (*Server, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	srv, err := New(Options{
+		Root:    root,
+		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Version: "test",
+		Service: workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}, Now: func() time.Time { return fixedNow }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	return srv, logs
+}
+
+// connect connects an SDK client to srv.
+func connect(t *testing.T, srv *Server, logs *syncBuffer) *session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "ctxd-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	return &session{t: t, ctx: ctx, srv: srv, cs: cs, logs: logs}
+}
+
+// start is newServer and connect.
+func start(t *testing.T, root string) *session {
+	t.Helper()
+	srv, logs := newServer(t, root)
+	return connect(t, srv, logs)
+}
+
+// call calls a tool with args (any JSON value; nil sends none) and keeps
+// what it returned for the leak checks.
+func (s *session) call(name string, args any) *sdk.CallToolResult {
+	s.t.Helper()
+	res, err := s.cs.CallTool(s.ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("%s: %v", name, err)
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			s.outputs = append(s.outputs, tc.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		s.outputs = append(s.outputs, string(mustJSON(s.t, res.StructuredContent)))
+	}
+	return res
+}
+
+// ok calls a tool that must succeed, checks its structuredContent against
+// the tool's output schema, and returns the structuredContent as JSON.
+func (s *session) ok(name string, args any) []byte {
+	s.t.Helper()
+	res := s.call(name, args)
+	if res.IsError {
+		s.t.Fatalf("%s: tool error %s", name, texts(res))
+	}
+	if res.StructuredContent == nil {
+		s.t.Fatalf("%s: no structuredContent", name)
+	}
+	data := mustJSON(s.t, res.StructuredContent)
+	s.validateOutput(name, data)
+	return data
+}
+
+// validateOutput validates data against the output schema tools/list
+// declares for the tool, as a strict client does.
+func (s *session) validateOutput(name string, data []byte) {
+	s.t.Helper()
+	var schema *jsonschema.Schema
+	for tool, err := range s.cs.Tools(s.ctx, nil) {
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if tool.Name == name {
+			if err := json.Unmarshal(mustJSON(s.t, tool.OutputSchema), &schema); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+	}
+	if schema == nil {
+		s.t.Fatalf("%s declares no output schema", name)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		s.t.Fatalf("%s: output schema: %v", name, err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := resolved.Validate(v); err != nil {
+		s.t.Errorf("%s: structuredContent does not validate against the output schema: %v", name, err)
+	}
+}
+
+// toolError is a tool error's two texts: the reader's, and the JSON one.
+type toolErrorTexts struct {
+	text string
+	json []byte
+}
+
+// fails calls a tool that must answer with a tool error and returns its
+// texts.
+func (s *session) fails(name string, args any) toolErrorTexts {
+	s.t.Helper()
+	res := s.call(name, args)
+	if !res.IsError {
+		s.t.Fatalf("%s: got a result, want a tool error: %s", name, texts(res))
+	}
+	if res.StructuredContent != nil {
+		s.t.Errorf("%s: a tool error carries structuredContent, which a client would validate against the output schema", name)
+	}
+	if len(res.Content) != 2 {
+		s.t.Fatalf("%s: tool error with %d contents, want 2: %s", name, len(res.Content), texts(res))
+	}
+	first, _ := res.Content[0].(*sdk.TextContent)
+	second, _ := res.Content[1].(*sdk.TextContent)
+	if first == nil || second == nil {
+		s.t.Fatalf("%s: tool error contents are not texts", name)
+	}
+	return toolErrorTexts{text: first.Text, json: []byte(second.Text)}
+}
+
+// refusal calls a tool that must be refused and returns the refusal,
+// decoded strictly from the JSON text.
+func (s *session) refusal(name string, args any) (*contextbuilder.Refusal, string) {
+	s.t.Helper()
+	e := s.fails(name, args)
+	dec := json.NewDecoder(bytes.NewReader(e.json))
+	dec.DisallowUnknownFields()
+	var out struct {
+		Refusal *contextbuilder.Refusal `json:"refusal"`
+	}
+	if err := dec.Decode(&out); err != nil || out.Refusal == nil {
+		s.t.Fatalf("%s: the JSON text is not {\"refusal\": …}: %v\n%s", name, err, e.json)
+	}
+	return out.Refusal, e.text
+}
+
+// texts joins a result's texts, for failure messages.
+func texts(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n---\n")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// member returns a top-level member of a JSON object.
+func member(t *testing.T, data []byte, name string) json.RawMessage {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := obj[name]
+	if !ok {
+		t.Fatalf("no member %q in %.300s", name, data)
+	}
+	return m
+}
+
+// exampleCopy copies testdata/example without the state a build recorded
+// there: tests never write into testdata.
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "example")
+	if err := os.CopyFS(dst, os.DirFS("../testdata/example")); err != nil {
+		t.Fatal(err)
+	}
+	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
+		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

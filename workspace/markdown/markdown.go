@@ -1,0 +1,190 @@
+// Package markdown renders a build result as one Markdown document
+// ([Write]): the readable form of a context bundle that `ctxd build
+// --format markdown` prints and MCP's build_context returns as its text,
+// so that a person and a model read the same document.
+package markdown
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/ctxd/ctxd/contextbuilder"
+)
+
+// Write writes r as a Markdown document: a header with the
+// purpose, model, decision and tokens, each block as a "## title" section
+// with its content in a fenced code block, then the excluded candidates,
+// the redactions and the fingerprints. It is pure: the same result gives
+// the same bytes.
+//
+// Every line outside the fenced contents is one line of text whatever the
+// result holds (control characters become spaces), and each fence is
+// longer than any backtick run of its content, so that no content can
+// close its fence and pass for ctxd's own text.
+func Write(w io.Writer, r *contextbuilder.Result) error {
+	if r == nil || r.Bundle == nil || r.Manifest == nil || r.RedactionReport == nil || r.BudgetReport == nil {
+		return errors.New("rendering markdown: the result is incomplete")
+	}
+	bw := bufio.NewWriter(w)
+	b, m, rr, br := r.Bundle, r.Manifest, r.RedactionReport, r.BudgetReport
+
+	fmt.Fprintf(bw, "# ctxd context bundle (%s)\n\n", oneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "- purpose: %s\n", oneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "- model: %s (max input %d, max output %d, response reserve %d, soft limit %d%%)\n",
+		modelName(b.Model), b.Model.MaxInputTokens, b.Model.MaxOutputTokens, b.Model.ResponseTokenReserve, b.Model.SoftLimitThresholdPct)
+	fmt.Fprintf(bw, "- decision: %s\n", oneLine(string(br.Decision)))
+	fmt.Fprintf(bw, "- tokens: %d estimated, soft limit %d, hard limit %d\n", br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens)
+	fmt.Fprintf(bw, "- bundle: %s, version %d, created %s\n", inlineCode(b.BundleID), b.BundleVersion, oneLine(b.CreatedAt))
+	fmt.Fprintf(bw, "- correlation id: %s\n", inlineCode(b.CorrelationID))
+	if len(m.Selection.TargetFiles) > 0 {
+		fmt.Fprintf(bw, "- target files: %s\n", codeList(m.Selection.TargetFiles))
+	}
+	if len(m.Selection.TargetSymbols) > 0 {
+		fmt.Fprintf(bw, "- target symbols: %s\n", codeList(m.Selection.TargetSymbols))
+	}
+	if len(br.Notes) > 0 {
+		fmt.Fprintf(bw, "\nBudget notes:\n\n")
+		for _, n := range br.Notes {
+			fmt.Fprintf(bw, "- %s\n", oneLine(n))
+		}
+	}
+
+	for _, blk := range b.Blocks {
+		title := oneLine(blk.Title)
+		if title == "" {
+			title = string(blk.BlockType)
+		}
+		fmt.Fprintf(bw, "\n## %s\n\n", title)
+		meta := []string{inlineCode(string(blk.BlockType)), oneLine(string(blk.Priority))}
+		if blk.Meta.Path != nil {
+			meta = append(meta, "path "+inlineCode(*blk.Meta.Path))
+		}
+		if blk.Meta.Symbol != nil {
+			meta = append(meta, "symbol "+inlineCode(*blk.Meta.Symbol))
+		}
+		meta = append(meta, fmt.Sprintf("%d bytes", len(blk.Content)))
+		fmt.Fprintf(bw, "%s\n\n", strings.Join(meta, " · "))
+		fence := strings.Repeat("`", max(3, longestRun(blk.Content, '`')+1))
+		fmt.Fprintf(bw, "%s%s\n%s", fence, fenceLang(blk.Meta.Path), blk.Content)
+		if blk.Content != "" && !strings.HasSuffix(blk.Content, "\n") {
+			bw.WriteString("\n")
+		}
+		fmt.Fprintf(bw, "%s\n", fence)
+	}
+
+	fmt.Fprintf(bw, "\n## Excluded\n\n")
+	if len(m.Selection.ExcludedCandidates) == 0 {
+		fmt.Fprintf(bw, "None.\n")
+	}
+	for _, e := range m.Selection.ExcludedCandidates {
+		fmt.Fprintf(bw, "- %s: %s%s\n", inlineCode(e.Path), oneLine(string(e.Reason)), exclusionDetails(rr, e.Path))
+	}
+
+	fmt.Fprintf(bw, "\n## Redactions\n\n")
+	if len(rr.Redactions) == 0 {
+		fmt.Fprintf(bw, "None.\n")
+	}
+	for _, red := range rr.Redactions {
+		fmt.Fprintf(bw, "- %s %s: %s", oneLine(string(red.Type)), inlineCode(red.Target), oneLine(string(red.Reason)))
+		if red.Details != "" {
+			fmt.Fprintf(bw, " — %s", oneLine(red.Details))
+		}
+		fmt.Fprintf(bw, "\n")
+	}
+
+	fp := m.Fingerprints
+	fmt.Fprintf(bw, "\n## Fingerprints\n\n")
+	fmt.Fprintf(bw, "- project index: %s\n", inlineCode(fp.ProjectIndexFingerprint))
+	fmt.Fprintf(bw, "- config: %s\n", inlineCode(fp.ConfigFingerprint))
+	fmt.Fprintf(bw, "- bundle: %s\n", inlineCode(fp.BundleFingerprint))
+	return bw.Flush()
+}
+
+// exclusionDetails returns " — details" of the first path_excluded or
+// block_removed redaction about target, or "".
+func exclusionDetails(rr *contextbuilder.RedactionReport, target string) string {
+	for _, red := range rr.Redactions {
+		if red.Target == target && red.Details != "" &&
+			(red.Type == contextbuilder.RedactPathExcluded || red.Type == contextbuilder.RedactBlockRemoved) {
+			return " — " + oneLine(red.Details)
+		}
+	}
+	return ""
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// inlineCode renders s as a Markdown code span whose delimiter is longer
+// than any backtick run inside it.
+func inlineCode(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return "(none)"
+	}
+	delim := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return delim + s + delim
+}
+
+// codeList renders items as comma-separated code spans.
+func codeList(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = inlineCode(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// fenceLangs maps file extensions to the info string of a fenced block,
+// for syntax highlighting in Markdown viewers.
+var fenceLangs = map[string]string{
+	".go": "go", ".ts": "typescript", ".tsx": "tsx", ".js": "javascript", ".jsx": "jsx",
+	".mjs": "javascript", ".cjs": "javascript", ".py": "python", ".java": "java", ".rs": "rust",
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".cs": "csharp", ".json": "json", ".md": "markdown", ".yaml": "yaml", ".yml": "yaml",
+	".toml": "toml", ".sh": "sh", ".xml": "xml", ".html": "html", ".css": "css", ".sql": "sql",
+	".mod": "go.mod",
+}
+
+// fenceLang is the info string for a block from path p, or "".
+func fenceLang(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return fenceLangs[strings.ToLower(path.Ext(*p))]
+}
+
+// modelName is "provider/model".
+func modelName(m contextbuilder.Model) string {
+	return oneLine(m.Provider) + "/" + oneLine(m.Model)
+}
+
+// oneLine makes s safe for one line of a Markdown list or heading:
+// control characters (newlines, tabs, escape sequences) become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
