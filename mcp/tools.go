@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -303,7 +304,7 @@ func (s *Server) refreshTargets(ctx context.Context, req *contextbuilder.Request
 	var uris []string
 	for _, p := range named {
 		for _, cand := range []string{p, stripRange(p)} {
-			if u := s.uriOf(cand); u != "" && !containsString(uris, u) {
+			if u := s.uriOf(cand); u != "" && !slices.Contains(uris, u) {
 				uris = append(uris, u)
 			}
 		}
@@ -335,15 +336,6 @@ func (s *Server) uriOf(p string) string {
 		return index.PathToURI(filepath.Join(s.root, filepath.FromSlash(p)))
 	}
 	return ""
-}
-
-func containsString(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // buildResult encodes build_context's result: structuredContent is the
