@@ -33,16 +33,22 @@ var ErrEditRange = errors.New("edit range does not fit the text")
 // and wrapping [ErrEditRange], and no text: applying a prefix of the list
 // would leave a text that is neither the old nor the new one.
 func ApplyEdits(src []byte, edits []Edit) ([]byte, error) {
-	cur := append([]byte{}, src...)
+	// Each edit makes a new slice (splice, or the Full text's copy), so src
+	// is copied only when no edit does: one copy of the text per change,
+	// not two, on the notification loop.
+	cur, fresh := src, false
 	for i, e := range edits {
 		if e.Full {
-			cur = []byte(e.Text)
+			cur, fresh = []byte(e.Text), true
 			continue
 		}
 		if err := e.check(i, len(edits), len(cur)); err != nil {
 			return nil, err
 		}
-		cur = splice(cur, e)
+		cur, fresh = splice(cur, e), true
+	}
+	if !fresh {
+		cur = append([]byte{}, src...)
 	}
 	return cur, nil
 }

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
@@ -95,28 +96,28 @@ func goMajor(s string) bool {
 // goConstraint returns the expression of the //go:build line of a Go
 // file's header (the comments before the package clause), or "".
 func goConstraint(src []byte) string {
-	s := string(src)
-	for s != "" {
-		line, rest, _ := strings.Cut(s, "\n")
+	// Bytes, not a string of src: the header is a few lines of a file
+	// that may be megabytes long.
+	s := src
+	for len(s) > 0 {
+		line, rest, _ := bytes.Cut(s, []byte("\n"))
 		s = rest
-		t := strings.TrimSpace(line)
+		t := bytes.TrimSpace(line)
 		switch {
-		case t == "":
-		case strings.HasPrefix(t, "//"):
-			if constraint.IsGoBuild(t) {
-				// A copy: a substring would keep the whole file's
-				// text alive for as long as the extraction lives.
-				return strings.Clone(strings.TrimSpace(strings.TrimPrefix(t, "//go:build")))
+		case len(t) == 0:
+		case bytes.HasPrefix(t, []byte("//")):
+			if constraint.IsGoBuild(string(t)) {
+				return string(bytes.TrimSpace(bytes.TrimPrefix(t, []byte("//go:build"))))
 			}
-		case strings.HasPrefix(t, "/*"):
-			end := strings.Index(line, "*/")
+		case bytes.HasPrefix(t, []byte("/*")):
+			end := bytes.Index(line, []byte("*/"))
 			if end < 0 {
-				i := strings.Index(s, "*/")
+				i := bytes.Index(s, []byte("*/"))
 				if i < 0 {
 					return ""
 				}
 				s = s[i+2:]
-			} else if strings.TrimSpace(line[end+2:]) != "" {
+			} else if len(bytes.TrimSpace(line[end+2:])) != 0 {
 				return ""
 			}
 		default:
