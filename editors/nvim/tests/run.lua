@@ -453,8 +453,21 @@ local function main()
     ok(text:find("File: cmd/main.go", 1, true), "file in: " .. text)
     ok(text:find("Budget: 368 tokens estimated for everything the build would send", 1, true), "budget in: " .. text)
     ok(text:find("the number the statusline shows", 1, true), "the statusline's number is named: " .. text)
-    ok(text:find("counts the required blocks alone", 1, true), "the message's count is named: " .. text)
+    ok(text:find("counts the required blocks alone (249 tokens)", 1, true), "the message's count is named: " .. text)
+    ok(text:find("Help: " .. render.refusal_help, 1, true), "the help on refusal codes: " .. text)
     has_line(lines, "- Item (struct) a.go:14", "candidates with 1-based lines")
+    -- The notification names both numbers; only when they differ.
+    eq("ctxd: 249 tokens = the required blocks alone; the statusline's 368/190 = the estimate, which also counts"
+      .. " the P1 context (:help ctxd-statusline)", render.refusal_budget_note(err), "the notification's note")
+    local same = vim.deepcopy(err)
+    same.budget_report.estimated_input_tokens = 249
+    eq(nil, render.refusal_budget_note(same), "no note when the message and the estimate agree")
+    text = table.concat(render.refusal(same, nil, 60), " "):gsub("%s+", " ")
+    ok(text:find("The message above gives the same number", 1, true), "same number: " .. text)
+    eq(nil, render.refusal_budget_note({ code = "REFUSE_SECRET_RISK", message = "m", advice = "a" }), "no budget report")
+    local ok_report = vim.deepcopy(err)
+    ok_report.budget_report.decision = "ok"
+    eq(nil, render.refusal_budget_note(ok_report), "not over the hard limit")
     lines = render.budget({ budget_report = err.budget_report })
     has_line(lines, "- estimated input tokens: 368 of 190 (hard limit); soft limit 152")
     has_line(lines, "- " .. render.over_hard_limit, "a refuse_hard_limit report says what its estimate counts")
@@ -570,6 +583,44 @@ local function main()
     focus(store_buf)
     local lines = results("32,36CtxdBuild")
     has_line(lines, "- symbols: Store.Put")
+  end)
+
+  test("the Blocks table of a real sliced build: each block's own bytes and lines, not its file's", function()
+    focus(store_buf)
+    restoring(function()
+      -- A window this small makes the server slice store.go to the
+      -- selected method (TARGET_REGION_ONLY) while the build still fits.
+      local model = { max_input_tokens = 300, response_token_reserve = 10 }
+      ctxd.setup({ model = model })
+      local lines = results("32,36CtxdBuild")
+      local err, result = call(ctxd.build_context, { bufnr = store_buf, range = { 32, 36 } })
+      eq(nil, err, "build error")
+      local sliced = 0
+      for i, b in ipairs(result.bundle.blocks) do
+        -- wc -l counts newlines; a last line without one counts too.
+        local wc = tonumber(vim.fn.system({ "wc", "-l" }, b.content):match("%d+"))
+        if b.content ~= "" and b.content:sub(-1) ~= "\n" then
+          wc = wc + 1
+        end
+        local row = string.format("| %d | %s | %s | %s | %s | %d | %d |", i, b.priority, b.block_type,
+          (b.title:gsub("|", "\\|")), b.meta.path or "", #b.content, wc)
+        has_line(lines, row, "block " .. i)
+        if b.title:find("TARGET_REGION_ONLY", 1, true) then
+          sliced = sliced + 1
+          ok(#b.content < b.meta.byte_size, "the sliced block is smaller than its file")
+          for _, l in ipairs(lines) do
+            if l:find("| " .. i .. " | ", 1, true) == 1 then
+              ok(not l:find("| " .. b.meta.byte_size .. " |", 1, true), "the file's size in the block's row: " .. l)
+            end
+          end
+        end
+      end
+      eq(1, sliced, "one sliced block (titles: " .. vim.inspect(vim.tbl_map(function(b)
+        return b.title
+      end, result.bundle.blocks)) .. ")")
+    end, function()
+      ctxd.setup({})
+    end)
   end)
 
   test("a characterwise visual selection is sent in the negotiated encoding", function()
@@ -978,7 +1029,7 @@ local function main()
   end)
 
   test("a refusal too large for the model: a window shows message, advice and the labelled budget", function()
-    local columns = vim.o.columns
+    local columns, cmdheight = vim.o.columns, vim.o.cmdheight
     restoring(function()
       vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
       local main_buf = vim.api.nvim_get_current_buf()
@@ -1018,7 +1069,12 @@ local function main()
       ok(text:find(flat("Advice: " .. err.advice), 1, true), "advice in: " .. text)
       ok(text:find("Budget: " .. est .. " tokens estimated", 1, true), "the statusline's number in: " .. text)
       ok(text:find("File: " .. client.label(main_buf), 1, true), "the file in: " .. text)
-      eq({ require("ctxd.errors").format(err) }, notes_at(vim.log.levels.ERROR), "vim.notify still gets it (:messages)")
+      ok(text:find("Help: :help ctxd-refusals", 1, true), "the pointer to the codes' help in: " .. text)
+      local note = render.refusal_budget_note(err)
+      ok(note and note:find(string.format("ctxd: %d tokens = the required blocks alone; the statusline's %d/190 = the estimate",
+        needs, est), 1, true), "the note names both numbers: " .. tostring(note))
+      eq({ require("ctxd.errors").format(err) .. "\n" .. note }, notes_at(vim.log.levels.ERROR),
+        "vim.notify still gets it (:messages), with both numbers named")
       ok(results_buf() == nil, "no results buffer for a refusal")
       -- Moving the cursor closes it.
       vim.api.nvim_win_set_cursor(0, { 2, 0 })
@@ -1027,6 +1083,7 @@ local function main()
 
       -- A refusal that fits the message area stays a notification.
       vim.o.columns = 400
+      vim.o.cmdheight = 3
       notes = {}
       vim.cmd("CtxdBuild")
       wait_for(20000, function()
@@ -1035,6 +1092,7 @@ local function main()
       eq(nil, commands.refusal_window(), "no window for a refusal that fits")
     end, function()
       vim.o.columns = columns
+      vim.o.cmdheight = cmdheight
       commands.close_refusal()
       ctxd.setup({})
       focus(store_buf)
@@ -1047,11 +1105,17 @@ local function main()
     vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { "a", "b", "c" })
     vim.api.nvim_set_current_buf(scratch)
     local file = client.label(store_buf)
+    notes = {}
     local lines = results("CtxdBudget")
     has_line(lines, "- file: " .. file .. " " .. render.fallback_note, "the header names the file")
+    eq({ "ctxd: working on " .. file .. " " .. render.fallback_note }, notes_at(vim.log.levels.INFO),
+      "a notification names the file at once")
     vim.api.nvim_set_current_buf(scratch)
+    notes = {}
     lines = results("1,2CtxdBuild")
     has_line(lines, "- file: " .. file .. " " .. render.fallback_note)
+    eq({ render.fallback_notice(file, true) }, notes_at(vim.log.levels.INFO), "the notification of a ranged command")
+    ok(render.fallback_notice(file, true):find("; the range is not sent$"), "it says the range is not sent")
     has_line(lines, "- selection: none (the range was given in a buffer that is not this file)", "the range is not sent")
     eq(nil, ctxd.last_request().arguments[1].selection, "no selection sent")
     -- From the results buffer itself.
@@ -1070,7 +1134,8 @@ local function main()
       return vim.fn.getreg("b") ~= ""
     end, "register b")
     local info = notes_at(vim.log.levels.INFO)
-    ok(#info == 1 and info[1]:find("for " .. file .. " " .. render.fallback_note, 1, true), "prompt summary: " .. vim.inspect(notes))
+    ok(#info == 2 and info[1] == render.fallback_notice(file, false)
+      and info[2]:find("for " .. file .. " " .. render.fallback_note, 1, true), "notice and prompt summary: " .. vim.inspect(notes))
     -- A refusal for the last file buffer says which file it was.
     local env_buf = vim.fn.bufnr(ws .. "/.env")
     ok(env_buf > 0 and vim.api.nvim_buf_is_loaded(env_buf), ".env is still loaded")
@@ -1132,19 +1197,31 @@ local function main()
     eq(nil, got, "no root for a scratch buffer")
   end)
 
-  test("doc/ctxd.txt: :helptags and :help work", function()
+  test("doc/*.txt: :helptags and :help work; ctxd-refusals is left to doc/ctxd-refusals.txt", function()
     local doc = tmp .. "/rtp/doc"
     vim.fn.mkdir(doc, "p")
-    vim.fn.writefile(vim.fn.readfile(plugin_dir .. "/doc/ctxd.txt", "b"), doc .. "/ctxd.txt", "b")
-    vim.cmd("helptags " .. vim.fn.fnameescape(doc))
+    -- Every help file of the plugin together, as :helptags ALL sees them:
+    -- a tag defined twice (E154) fails here.
+    local files = vim.fn.glob(plugin_dir .. "/doc/*.txt", false, true)
+    for _, f in ipairs(files) do
+      vim.fn.writefile(vim.fn.readfile(f, "b"), doc .. "/" .. vim.fn.fnamemodify(f, ":t"), "b")
+    end
+    local success, msg = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(doc))
+    ok(success, ":helptags: " .. tostring(msg))
     local tags = {}
     for _, l in ipairs(vim.fn.readfile(doc .. "/tags")) do
-      tags[l:match("^[^\t]+")] = true
+      local name, file = l:match("^([^\t]+)\t([^\t]+)")
+      tags[name] = file
     end
     for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
-      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusals", "ctxd.build_context()" }) do
-      ok(tags[t], "tag " .. t)
+      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusal-ui", "ctxd.build_context()" }) do
+      eq("ctxd.txt", tags[t], "file of tag " .. t)
     end
+    -- The refusal codes' help (doc/ctxd-refusals.txt, generated apart)
+    -- owns the tag the refusal window points to; ctxd.txt must not
+    -- define it too.
+    local own = vim.fn.filereadable(plugin_dir .. "/doc/ctxd-refusals.txt") == 1 and "ctxd-refusals.txt" or nil
+    eq(own, tags["ctxd-refusals"], "file of tag ctxd-refusals")
     vim.opt.runtimepath:append(tmp .. "/rtp")
     vim.cmd("help ctxd-api")
     ok(vim.api.nvim_buf_get_name(0):match("ctxd%.txt$"), "help opened ctxd.txt")

@@ -248,14 +248,21 @@ end
 
 -- target returns the buffer a command works on and whether it is not the
 -- current buffer (the command ran from a buffer that is not a file and
--- falls back on the last file buffer), or nil after saying why.
-local function target()
+-- falls back on the last file buffer), or nil after saying why. A
+-- fallback is announced at once (render.fallback_notice), before the
+-- request is sent, so the user knows which file the answer is about.
+local function target(cmd)
   local bufnr = client.resolve_buf(0)
   if not bufnr then
     vim.notify("ctxd: " .. client.no_file_message, vim.log.levels.WARN)
     return nil
   end
-  return bufnr, bufnr ~= vim.api.nvim_get_current_buf()
+  local fallback = bufnr ~= vim.api.nvim_get_current_buf()
+  if fallback then
+    local ranged = type(cmd) == "table" and (cmd.range or 0) > 0
+    vim.notify(render.fallback_notice(client.label(bufnr), ranged), vim.log.levels.INFO)
+  end
+  return bufnr, fallback
 end
 
 local function info_of(bufnr, fallback)
@@ -264,7 +271,7 @@ end
 
 local function context_command(key, renderer)
   return function(cmd)
-    local bufnr, fallback = target()
+    local bufnr, fallback = target(cmd)
     if not bufnr then
       return
     end
@@ -307,7 +314,7 @@ end
 -- prompt implements :CtxdPrompt [register] [purpose] [symbol ...]: the
 -- rendered messages go into the register, linewise.
 function M.prompt(cmd)
-  local bufnr, fallback = target()
+  local bufnr, fallback = target(cmd)
   if not bufnr then
     return
   end
@@ -325,7 +332,7 @@ end
 
 -- status implements :CtxdStatus[!] (! lists the skipped paths).
 function M.status(cmd)
-  local bufnr, fallback = target()
+  local bufnr, fallback = target(nil)
   if not bufnr then
     return
   end

@@ -112,15 +112,22 @@ end
 
 -- notify shows err with vim.notify at its level. info: { file?,
 -- fallback? }: the file the request was for; with fallback (the command
--- ran from a buffer that is not a file) a line names it. A refusal whose
--- text does not fit in the message area (see fits) is also shown whole,
--- message and advice together, in a floating window (see
--- commands.show_refusal); vim.notify still gets it for :messages and
--- notification plugins.
+-- ran from a buffer that is not a file) a line names it. A refusal of a
+-- build over the hard limit whose message counts fewer tokens than the
+-- statusline shows gets a line naming both (render.refusal_budget_note).
+-- A refusal whose text does not fit in the message area (see fits) is
+-- also shown whole, message and advice together, in a floating window
+-- (see commands.show_refusal); vim.notify still gets it for :messages
+-- and notification plugins.
 function M.notify(err, info)
   local text = M.format(err)
+  local render = require("ctxd.render")
   if type(info) == "table" and info.fallback and info.file then
-    text = text .. "\nctxd: for " .. info.file .. " " .. require("ctxd.render").fallback_note
+    text = text .. "\nctxd: for " .. info.file .. " " .. render.fallback_note
+  end
+  local note = M.is_refusal(err) and render.refusal_budget_note(err)
+  if note then
+    text = text .. "\n" .. note
   end
   if M.is_refusal(err) and not M.fits(text) then
     local ok, msg = pcall(require("ctxd.commands").show_refusal, err, info)

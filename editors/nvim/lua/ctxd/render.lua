@@ -200,6 +200,34 @@ M.over_hard_limit = "over the hard limit: the required blocks (system, constrain
   .. " so a build is refused; its refusal counts those blocks only, while this estimate (the statusline's"
   .. " number) also counts the P1 context after slicing"
 
+-- hard_limit_numbers returns the two numbers of a refusal of a build over
+-- the hard limit (its budget report's decision is refuse_hard_limit): the
+-- tokens its message gives, those of the required blocks alone (nil when
+-- the message does not say), and its budget report's estimate, the
+-- required blocks plus the P1 context (the statusline's number). nil when
+-- err is not such a refusal.
+function M.hard_limit_numbers(err)
+  local br = type(err) == "table" and err.budget_report
+  if type(br) ~= "table" or br.decision ~= "refuse_hard_limit" then
+    return nil
+  end
+  local needs = tonumber(str(err.message):match("needs (%d+) tokens") or "")
+  return { required = needs, estimate = tonumber(br.estimated_input_tokens), hard_limit = tonumber(br.hard_limit_tokens) }
+end
+
+-- refusal_budget_note is the line a refusal's notification gets when its
+-- message and the statusline give different numbers for one build: it
+-- names both. nil when there is nothing to tell apart.
+function M.refusal_budget_note(err)
+  local n = M.hard_limit_numbers(err)
+  if not n or not n.estimate or n.required == n.estimate then
+    return nil
+  end
+  local required = n.required and (tostring(n.required) .. " tokens") or "the message's count"
+  return string.format("ctxd: %s = the required blocks alone; the statusline's %d/%s = the estimate, which also"
+    .. " counts the P1 context (:help ctxd-statusline)", required, n.estimate, str(n.hard_limit))
+end
+
 local function budget_section(out, br)
   if type(br) ~= "table" then
     return
@@ -260,6 +288,18 @@ end
 -- fallback_note follows the file a command worked on when it ran from a
 -- buffer that is not a file (the results window, a terminal, help).
 M.fallback_note = "(the last file buffer: the current buffer is not a file ctxd serves)"
+
+-- fallback_notice is the notification a command gives as it starts from
+-- a buffer that is not a file: which file it works on instead, and, when
+-- a range was typed, that the range is not sent (it numbers the lines of
+-- the other buffer).
+function M.fallback_notice(file, ranged)
+  local text = "ctxd: working on " .. str(file) .. " " .. M.fallback_note
+  if ranged then
+    text = text .. "; the range is not sent"
+  end
+  return text
+end
 
 local function header(out, title, info, manifest, extra)
   table.insert(out, "# " .. title)
@@ -472,6 +512,10 @@ function M.candidate(c)
   return string.format("%s (%s) %s%s", str(c.symbol), str(c.kind), str(c.path), line)
 end
 
+-- refusal_help points from a refusal's window to the help on the refusal
+-- codes (doc/ctxd-refusals.txt).
+M.refusal_help = ":help ctxd-refusals (what each code means and what to do); q closes this window after <C-w>w"
+
 -- refusal renders a refusal for a window: its code and message, its
 -- advice, the file it was for (info: { file?, fallback? }), the budget
 -- report it carries (labelled so that its estimate and the message's count
@@ -499,12 +543,19 @@ function M.refusal(err, info, width)
   local br = err.budget_report
   if type(br) == "table" then
     if br.decision == "refuse_hard_limit" then
+      local n = M.hard_limit_numbers(err)
+      local message_count
+      if n.required and n.required == n.estimate then
+        message_count = "The message above gives the same number: there is no P1 context to add."
+      else
+        message_count = string.format("The message above counts the required blocks alone (%s):"
+          .. " they exceed the hard limit by themselves.", n.required and (n.required .. " tokens") or "a smaller number")
+      end
       para(string.format("%s tokens estimated for everything the build would send (the required blocks plus"
         .. " P1 context, after slicing; the number the statusline shows) against a hard limit of %s"
-        .. " (max_input_tokens %s - %s reserved for the output). The message above counts the required"
-        .. " blocks alone: they exceed the hard limit by themselves.",
+        .. " (max_input_tokens %s - %s reserved for the output). %s",
         str(br.estimated_input_tokens), str(br.hard_limit_tokens), str(br.max_input_tokens),
-        str(br.reserve_output_tokens)), "Budget: ")
+        str(br.reserve_output_tokens), message_count), "Budget: ")
     else
       para(string.format("%s estimated input tokens of a hard limit of %s (%s).", str(br.estimated_input_tokens),
         str(br.hard_limit_tokens), str(br.decision)), "Budget: ")
@@ -517,6 +568,7 @@ function M.refusal(err, info, width)
       table.insert(out, "  - " .. M.candidate(c))
     end
   end
+  para(M.refusal_help, "Help: ")
   return out
 end
 
