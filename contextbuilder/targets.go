@@ -291,7 +291,25 @@ func (e *env) chooseDefinitions(name string, defs []relateRef, byPath map[string
 	if len(defs) == 1 {
 		return defs, nil
 	}
+	// The user's explicit choice (path and symbol in
+	// user_selected_targets, --select on the command line) is the answer
+	// to an ambiguity and wins over the narrowing by target files: the
+	// retry the refusal advises keeps the request's own targets, and it
+	// must not be refused again because the target file holds several of
+	// the definitions.
 	var narrowed []int
+	for i := range defs {
+		if userChose(e.req, defs, []int{i}) {
+			narrowed = append(narrowed, i)
+		}
+	}
+	if len(narrowed) > 0 {
+		chosen := make([]relateRef, 0, len(narrowed))
+		for _, i := range narrowed {
+			chosen = append(chosen, defs[i])
+		}
+		return chosen, nil
+	}
 	for i, d := range defs {
 		if s, ok := byPath[d.Path]; ok && (s.reason == ReasonTarget || s.byName != nil && hasName(s.byName, d)) {
 			narrowed = append(narrowed, i)
