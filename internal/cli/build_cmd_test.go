@@ -296,7 +296,7 @@ func TestBuildFormats(t *testing.T) {
 		{"markdown", []string{"# ctxd context bundle (diff)", "- decision: ", "- tokens: ", "## Excluded", "`.env`: deny_rule",
 			"## Redactions", "## Fingerprints", "path `cart/cart.go`", "````go\n// Package cart", "\n````\n"}},
 		{"summary", []string{"decision:  ", "tokens:    ", "estimator: ", "blocks (", "cart/cart.go", " bytes",
-			"excluded (", ".env", "deny_rule", "redactions (", "fingerprints:", "bundle id:"}},
+			"left out (", ".env", "deny_rule", "redactions (", "recorded:", "fingerprints (", "bundle id:"}},
 		// The default format is summary.
 		{"", []string{"decision:  ", "blocks ("}},
 	}
