@@ -1,9 +1,9 @@
 // Package cli is ctxd's command line: the subcommands serve (LSP over
 // stdio), mcp (the Model Context Protocol over stdio, for coding agents),
-// build, index, record, verify and version, their flags, usage text and
-// exit codes. Each subcommand decodes its flags, calls the workspace layer
-// (or starts the LSP or MCP server) and encodes the result; the business
-// logic lives below it.
+// build, index, record, verify, explain (the long help of a refusal code)
+// and version, their flags, usage text and exit codes. Each subcommand
+// decodes its flags, calls the workspace layer (or starts the LSP or MCP
+// server) and encodes the result; the business logic lives below it.
 //
 // The entry point is [Run]; [Version] and [Commit] are what the binary was
 // stamped with.
