@@ -201,7 +201,7 @@ func (e *env) fitHard(p0, keep1 []*item, total int, f *fitted) ([]*item, error) 
 		return nil, &Refusal{
 			Code:            RefuseContextTooLarge,
 			Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", p0total, e.limits.hard, e.model.MaxInputTokens, e.model.ResponseTokenReserve),
-			Advice:          "narrow the scope: select a region or name a symbol (target_symbols) instead of whole files, target fewer files, or use a model with a larger input window",
+			Advice:          "narrow the scope: select a region or name a symbol instead of whole files (on the command line --target PATH:L1-L2 or --symbol NAME; in a request selection or plan_step.target_symbols), target fewer files, or use a model with a larger input window (model.max_input_tokens; --max-input-tokens)",
 			BudgetReport:    e.budgetReport(f.notes, total, DecisionRefuse, ""),
 			RedactionReport: &RedactionReport{Redactions: f.sortedRedactions()},
 		}

@@ -1,5 +1,10 @@
 package contextbuilder
 
+import (
+	"fmt"
+	"strings"
+)
+
 // RefusalCode is the stable code of a refusal.
 type RefusalCode string
 
@@ -48,4 +53,58 @@ type Candidate struct {
 	// Span is the declaration as byte offsets of the file's text, for the
 	// caller to convert; it is not part of the wire form.
 	Span Span `json:"-"`
+}
+
+// NeverSendRule describes the never-send rule a deny_rule exclusion names.
+// The index records the deciding rule as "source:line: text" (for example
+// "deny:12: obj/"), which means nothing to someone who has not read the
+// rule file; this turns it into words: the rule's pattern, and whether it
+// is one of the contract's built-in rules or the workspace's own. ok is
+// false when detail is not in that form.
+func NeverSendRule(detail string) (desc string, ok bool) {
+	source, rest, found := strings.Cut(detail, ":")
+	if !found {
+		return "", false
+	}
+	_, text, found := strings.Cut(rest, ": ")
+	if !found || strings.TrimSpace(text) == "" {
+		return "", false
+	}
+	text = strings.TrimSpace(text)
+	switch source {
+	case "deny":
+		pattern, what := builtinRule(text)
+		return fmt.Sprintf("the never-send rule %q of the context contract (%s)", pattern, what), true
+	case "deny_rules":
+		return fmt.Sprintf("the never-send rule %q of this workspace (deny_rules in .ctxd/config.json)", text), true
+	}
+	return "", false
+}
+
+// builtinRule maps a line of the built-in deny list (index/ignore, in
+// gitignore syntax) to the pattern seed 002 writes for it and what the
+// rule is for, so that a refusal says why a path such as cmd/internal/obj
+// is never sent.
+func builtinRule(line string) (pattern, what string) {
+	switch strings.ToLower(line) {
+	case ".git":
+		return ".git/**", "version-control metadata"
+	case ".vs":
+		return ".vs/**", "Visual Studio state"
+	case ".ctxd":
+		return ".ctxd/**", "ctxd's own records"
+	case "bin/":
+		return "**/bin/**", "build output: every directory named bin, at any depth"
+	case "obj/":
+		return "**/obj/**", "build output: every directory named obj, at any depth"
+	case "node_modules":
+		return "node_modules/**", "installed dependencies"
+	case "/packages/":
+		return "packages/**", "the NuGet packages folder at the root"
+	case "*.pfx", "*.key", "*.pem":
+		return "**/" + line, "key and certificate files"
+	case "*.env", ".env", ".env.*":
+		return "**/" + line, "environment files, which hold secrets"
+	}
+	return line, "a built-in rule"
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -129,9 +130,35 @@ func (e *env) activeTarget(explicit bool) (*targetSpec, *item, error) {
 // noTargets refuses a request left without a target.
 func noTargets(t *trail) error {
 	if len(t.excluded) > 0 {
-		return &Refusal{Code: RefuseUnsupportedTarget, Message: "every target is excluded by a never-send rule", Advice: "choose a target that is not a secret-bearing or generated path (see the never-send list in docs/contract.md)", RedactionReport: &RedactionReport{Redactions: t.sortedRedactions()}}
+		reds := t.sortedRedactions()
+		return &Refusal{Code: RefuseUnsupportedTarget, Message: neverSendMessage(reds), Advice: neverSendAdvice, RedactionReport: &RedactionReport{Redactions: reds}}
 	}
-	return &Refusal{Code: RefuseTargetNotFound, Message: "a diff needs a target file, and the request names none that exists in the workspace", Advice: "open the file to change, select a region, or pass plan_step.target_files"}
+	return &Refusal{Code: RefuseTargetNotFound, Message: "a diff needs a target file, and the request names none that exists in the workspace", Advice: "open the file to change, select a region, or name a target file (plan_step.target_files; --target PATH on the command line)"}
+}
+
+// neverSendAdvice is self-contained: the user may have no copy of the
+// contract, and the rule cannot be relaxed, so it says what can be done.
+const neverSendAdvice = "never-send rules of the context contract cannot be switched off, even for source code that happens to sit under such a path (a directory named obj or bin, for example): " +
+	"choose a target outside the rule, or move or copy the code to a path no rule matches; a rule of this workspace can be removed from deny_rules in .ctxd/config.json"
+
+// neverSendMessage names each denied target and the rule that matched it,
+// in words rather than as the rule file's "deny:12: obj/".
+func neverSendMessage(reds []Redaction) string {
+	var parts []string
+	for _, r := range reds {
+		if r.Reason != RedactReasonDenyRule {
+			continue
+		}
+		if desc, ok := NeverSendRule(r.Details); ok {
+			parts = append(parts, fmt.Sprintf("%s matches %s", r.Target, desc))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s matches a never-send rule (%s)", r.Target, r.Details))
+		}
+	}
+	if len(parts) == 0 {
+		return "every target is excluded by a never-send rule, so ctxd does not send it"
+	}
+	return "every target is excluded by a never-send rule, so ctxd does not send it: " + strings.Join(parts, "; ")
 }
 
 // mergeSpecs dedupes targets by normalized path (seed 002 edge case 1):
@@ -264,14 +291,32 @@ func (e *env) chooseDefinitions(name string, defs []relateRef, byPath map[string
 	if len(defs) == 1 {
 		return defs, nil
 	}
+	// The user's explicit choice (path and symbol in
+	// user_selected_targets, --select on the command line) is the answer
+	// to an ambiguity and wins over the narrowing by target files: the
+	// retry the refusal advises keeps the request's own targets, and it
+	// must not be refused again because the target file holds several of
+	// the definitions.
 	var narrowed []int
+	for i := range defs {
+		if userChose(e.req, defs, []int{i}) {
+			narrowed = append(narrowed, i)
+		}
+	}
+	if len(narrowed) > 0 {
+		chosen := make([]relateRef, 0, len(narrowed))
+		for _, i := range narrowed {
+			chosen = append(chosen, defs[i])
+		}
+		return chosen, nil
+	}
 	for i, d := range defs {
 		if s, ok := byPath[d.Path]; ok && (s.reason == ReasonTarget || s.byName != nil && hasName(s.byName, d)) {
 			narrowed = append(narrowed, i)
 		}
 	}
 	if len(narrowed) == 0 || len(narrowed) > 1 && !userChose(e.req, defs, narrowed) {
-		return nil, e.ambiguous(name, defs)
+		return nil, e.ambiguous(name, defs, narrowed)
 	}
 	chosen := make([]relateRef, 0, len(narrowed))
 	for _, i := range narrowed {
@@ -305,17 +350,33 @@ func hasName(names map[string]struct{}, d relateRef) bool {
 }
 
 // ambiguous refuses a symbol name with several definitions, listing them.
-func (e *env) ambiguous(name string, defs []relateRef) error {
+// preferred are the definitions in the request's own target files, if
+// any: the example in the advice is one of them.
+func (e *env) ambiguous(name string, defs []relateRef, preferred []int) error {
 	var cands []Candidate
 	for _, d := range defs {
 		cands = append(cands, candidateOf(d, e.root.Syntax(d.Path)))
 	}
+	example := cands[0]
+	if len(preferred) > 0 {
+		example = cands[preferred[0]]
+	}
 	return &Refusal{
 		Code:       RefuseAmbiguousTarget,
 		Message:    fmt.Sprintf("target symbol %q has %d definitions; ctxd does not guess which one is meant", name, len(defs)),
-		Advice:     "choose one of the candidates and retry with it in user_selected_targets ({path, symbol})",
+		Advice:     AmbiguityAdvice(example),
 		Candidates: cands,
 	}
+}
+
+// AmbiguityAdvice is the advice of an ambiguous target, with c as the
+// example. The refusal reaches LSP and MCP clients, which answer with the
+// request field, and people at a shell, who answer with a flag; the advice
+// names both, with the qualified name, so that either can act on it as is.
+func AmbiguityAdvice(c Candidate) string {
+	return fmt.Sprintf("choose one of the candidates and retry with it selected by path and qualified name: "+
+		"on the command line add --select PATH#SYMBOL (e.g. --select %s#%s), over LSP or MCP add it to user_selected_targets "+
+		"(e.g. {\"path\": %q, \"symbol\": %q})", c.Path, c.Symbol, c.Path, c.Symbol)
 }
 
 // candidateOf describes a definition for a refusal: its declaration as

@@ -7,10 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +23,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/handlers"
 	"github.com/ctxd/ctxd/handlers/position"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
 )
@@ -37,7 +42,7 @@ const (
 	outPrompt = "prompt"
 )
 
-const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... " +
+const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... [--select PATH[#SYMBOL]]... " +
 	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
 	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
 	"[--skill NAME] [--thread-id ID --turn-id ID [--parent-turn-id ID] [--ref REF]...] " +
@@ -63,6 +68,7 @@ type buildFlags struct {
 	purpose     string
 	targets     stringList
 	symbols     stringList
+	selects     stringList
 	intent      string
 	constraints stringList
 	lastError   string
@@ -93,6 +99,9 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 			TargetFiles:   append([]string(nil), f.targets...),
 			TargetSymbols: append([]string(nil), f.symbols...),
 		}
+	}
+	for _, v := range f.selects {
+		req.UserSelectedTargets = append(req.UserSelectedTargets, parseSelect(v))
 	}
 	for i, c := range f.constraints {
 		req.Constraints = append(req.Constraints, contextbuilder.Constraint{
@@ -144,6 +153,8 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.purpose, "purpose", "", "what the bundle is for: intent, plan or diff (required)")
 	fs.Var(&f.targets, "target", "target file, relative to --root, optionally with a line range PATH:L1-L2 (repeatable)")
 	fs.Var(&f.symbols, "symbol", "target symbol name (repeatable)")
+	fs.Var(&f.selects, "select", "the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL, with the qualified name\n"+
+		"(e.g. cart/cart.go#Cart.Add), or a PATH alone; sets user_selected_targets (repeatable)")
 	fs.StringVar(&f.intent, "intent", "", "the user's request in words")
 	fs.Var(&f.constraints, "constraint", "a user constraint (repeatable)")
 	fs.StringVar(&f.lastError, "last-error", "", "error message of a previous attempt, for retries")
@@ -190,6 +201,22 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir, err := rootDir(*root)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	// Usage errors about the tree come before indexing it, which takes
+	// seconds on a large one: a typo in a path or range is answered at
+	// once.
+	if err := checkCacheDir(fs, idxFlags, dir); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	for _, t := range f.targets {
+		if err := checkTarget(dir, t); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+	}
+	for _, v := range f.selects {
+		if err := checkSelect(dir, v); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -250,7 +277,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		switch f := workspace.Classify(err); f.Kind {
 		case workspace.FailRefused:
-			return printRefusal("build", f.Refusal, stdout, stderr)
+			return printRefusal("build", f.Refusal, stdout, stderr, targetFiles(f.Refusal, req)...)
 		case workspace.FailInvalid:
 			return fail(exitUsage, "%v", err)
 		default:
@@ -275,7 +302,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case outMarkdown:
 		err = markdown.Write(stdout, res)
 	default:
-		err = formatSummary(stdout, res)
+		err = formatSummary(stdout, res, *root)
 	}
 	if err != nil {
 		return fail(exitInternal, "writing the output: %v", err)
@@ -321,16 +348,210 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // printRefusal prints a refusal as the CLI's commands do: {"refusal": …}
-// on stdout for programs, the code, message and advice on stderr for
-// people. It returns the exit code (3, or 1 when stdout fails).
-func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stderr io.Writer) int {
+// on stdout for programs (its candidates with LSP's 0-based lines, as
+// documented), the code, message and advice on stderr for people, with an
+// ambiguous target's candidates as --select values and 1-based lines, those
+// in the files named by first first. It returns the exit code (3, or 1
+// when stdout fails).
+func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stderr io.Writer, first ...string) int {
 	if err := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); err != nil {
 		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
 		return exitInternal
 	}
 	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, oneLine(refusal.Message))
+	if len(refusal.Candidates) > 0 {
+		fmt.Fprintln(stderr, "  candidates (retry with one as --select PATH#SYMBOL):")
+		var rows [][]string
+		for _, c := range humanOrder(refusal.Candidates, first) {
+			rows = append(rows, []string{"--select " + oneLine(c.Path+"#"+c.Symbol), oneLine(c.Kind), fmt.Sprintf("line %d", c.Range.Start.Line+1)})
+		}
+		writeTable(indent{stderr}, rows)
+	}
 	if refusal.Advice != "" {
 		fmt.Fprintf(stderr, "  advice: %s\n", oneLine(refusal.Advice))
 	}
+	if _, ok := contextbuilder.Explain(refusal.Code); ok {
+		fmt.Fprintf(stderr, "  more:   ctxd explain %s\n", refusal.Code)
+	}
 	return exitRefused
+}
+
+// indent indents every line written through it by two more spaces.
+type indent struct{ w io.Writer }
+
+func (i indent) Write(p []byte) (int, error) {
+	for line := range strings.Lines(string(p)) {
+		if _, err := io.WriteString(i.w, "  "+line); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// humanOrder returns the candidates with those in the files named by
+// first (the --target files) ahead of the others, each group in the
+// refusal's order (path, then position).
+func humanOrder(cands []contextbuilder.Candidate, first []string) []contextbuilder.Candidate {
+	in := func(c contextbuilder.Candidate) bool {
+		return slices.Contains(first, c.Path)
+	}
+	out := make([]contextbuilder.Candidate, 0, len(cands))
+	for _, c := range cands {
+		if in(c) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range cands {
+		if !in(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// targetFiles are the request's target files without their line ranges,
+// as workspace-relative slash paths, for ordering an ambiguity's
+// candidates; nil for other refusals.
+func targetFiles(r *contextbuilder.Refusal, req *contextbuilder.Request) []string {
+	if r.Code != contextbuilder.RefuseAmbiguousTarget || req.PlanStep == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range req.PlanStep.TargetFiles {
+		file, _ := splitTargetRange(t)
+		out = append(out, path.Clean(filepath.ToSlash(file)))
+	}
+	return out
+}
+
+// lineRange is the form of a --target line suffix: L or L1-L2. The
+// builder checks the numbers (1-based, not reversed).
+var lineRange = regexp.MustCompile(`^[0-9]+(-[0-9]+)?$`)
+
+// splitTargetRange splits "PATH:L1-L2" into its path and suffix; suffix is
+// "" when the value has no colon.
+func splitTargetRange(v string) (file, suffix string) {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return v, ""
+	}
+	return v[:i], v[i+1:]
+}
+
+// checkTarget checks a --target value before anything is indexed: a
+// suffix after the last colon must be a line range (a file whose name
+// holds a colon is still found when it exists), and the file must exist
+// under the root. A path that leaves the root, or a URI, is left to the
+// builder, which refuses it as REFUSE_OUTSIDE_SANDBOX with the reason.
+func checkTarget(root, v string) error {
+	if v == "" {
+		return errors.New("--target: empty path")
+	}
+	if index.IsFileURI(v) || filepath.IsAbs(v) || existsUnder(root, v) {
+		return nil
+	}
+	file, suffix := splitTargetRange(v)
+	if file != v && !lineRange.MatchString(suffix) {
+		return fmt.Errorf("--target %s: %q is not a line range: want PATH or PATH:L1-L2 (1-based, inclusive; e.g. %s:10-20)", v, suffix, file)
+	}
+	return checkExists("--target", root, file)
+}
+
+// checkSelect checks a --select value before anything is indexed: it
+// needs a path, and the path must exist under the root.
+func checkSelect(root, v string) error {
+	u := parseSelect(v)
+	if u.Path == "" {
+		return fmt.Errorf("--select %q: want PATH#SYMBOL (e.g. cart/cart.go#Cart.Add) or PATH", v)
+	}
+	if strings.HasSuffix(v, "#") {
+		return fmt.Errorf("--select %q: the symbol after # is empty: want PATH#SYMBOL (e.g. cart/cart.go#Cart.Add) or PATH", v)
+	}
+	if index.IsFileURI(u.Path) || filepath.IsAbs(u.Path) {
+		return nil
+	}
+	return checkExists("--select", root, u.Path)
+}
+
+// parseSelect splits a --select value at its last "#": a path holds a "#"
+// far more rarely than a symbol does not.
+func parseSelect(v string) contextbuilder.UserTarget {
+	if i := strings.LastIndexByte(v, '#'); i >= 0 {
+		return contextbuilder.UserTarget{Path: v[:i], Symbol: v[i+1:]}
+	}
+	return contextbuilder.UserTarget{Path: v}
+}
+
+// existsUnder reports whether rel names an existing path under root.
+func existsUnder(root, rel string) bool {
+	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+// checkExists is the usage error of a path that does not exist under the
+// root; a path that leaves the root is the builder's to refuse.
+func checkExists(flagName, root, rel string) error {
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(root, clean)); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %s: no such file under --root %s (paths are relative to --root)", flagName, rel, root)
+	}
+	return nil
+}
+
+// checkCacheDir refuses an explicit --cache-dir (or $CTXD_CACHE_DIR)
+// inside the root: the index never writes into the workspace, and rather
+// than quietly running without a cache, the CLI says so. The default
+// directory is not checked: with --root $HOME it is inside the root
+// through no choice of the user, and the index then runs without a cache.
+func checkCacheDir(flags *flag.FlagSet, o indexOpts, root string) error {
+	dir := *o.cacheDir
+	if dir == "" || dir == "off" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("--cache-dir %s: %w", dir, err)
+	}
+	realRoot := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	if r, err := evalExisting(abs); err == nil {
+		abs = r
+	}
+	if rel, err := filepath.Rel(realRoot, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		from := "--cache-dir"
+		if !flagSet(flags, "cache-dir") {
+			from = "$CTXD_CACHE_DIR"
+		}
+		return fmt.Errorf("%s %s is inside --root %s: the index never writes into the workspace; choose a directory outside it, or off", from, dir, root)
+	}
+	return nil
+}
+
+// evalExisting resolves the symbolic links of the longest existing prefix
+// of p (a cache directory need not exist yet) and appends the rest.
+func evalExisting(p string) (string, error) {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("no existing prefix of %s", p)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(flags *flag.FlagSet, name string) bool {
+	found := false
+	flags.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
 }

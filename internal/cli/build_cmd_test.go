@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
@@ -91,6 +93,18 @@ func TestBuildUsage(t *testing.T) {
 		{name: "diff without a target", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "needs a target"},
 		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "constraints[0].text"},
 		{name: "malformed line range", args: append(base, "--purpose", "diff", "--target", "main.go:5-2"), wantCode: 2, wantStderr: "invalid build request"},
+		{name: "line range not numbers", args: append(base, "--purpose", "diff", "--target", "main.go:abc"), wantCode: 2, wantStderr: `--target main.go:abc: "abc" is not a line range`},
+		{name: "empty line range", args: append(base, "--purpose", "diff", "--target", "main.go:"), wantCode: 2, wantStderr: "is not a line range"},
+		{name: "target does not exist", args: append(base, "--purpose", "diff", "--target", "nope.go"), wantCode: 2, wantStderr: "--target nope.go: no such file under --root"},
+		{name: "target with range does not exist", args: append(base, "--purpose", "diff", "--target", "nope.go:1-2"), wantCode: 2, wantStderr: "--target nope.go: no such file"},
+		{name: "select does not exist", args: append(base, "--purpose", "diff", "--select", "nope.go#Cart.Add"), wantCode: 2, wantStderr: "--select nope.go: no such file"},
+		{name: "select without path", args: append(base, "--purpose", "diff", "--select", "#Cart.Add"), wantCode: 2, wantStderr: "want PATH#SYMBOL"},
+		{name: "select with empty symbol", args: append(base, "--purpose", "diff", "--select", "cart/cart.go#"), wantCode: 2, wantStderr: "the symbol after # is empty"},
+		{name: "cache dir inside root", args: []string{"build", "--root", dir, "--purpose", "plan", "--cache-dir", filepath.Join(dir, "cache")}, wantCode: 2, wantStderr: "is inside --root"},
+		{name: "cache dir is root", args: []string{"build", "--root", dir, "--purpose", "plan", "--cache-dir", dir}, wantCode: 2, wantStderr: "--cache-dir " + dir + " is inside --root"},
+		{name: "help lists exit codes", args: []string{"build", "--help"}, wantStdout: "Exit codes:\n  0  built"},
+		{name: "help names refused", args: []string{"build", "--help"}, wantStdout: "3  refused"},
+		{name: "help names select", args: []string{"build", "--help"}, wantStdout: "-select"},
 		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "response_token_reserve"},
 		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "soft_limit_threshold_pct"},
 	}
@@ -212,7 +226,7 @@ func TestBuildRefusal(t *testing.T) {
 			wantCode: contextbuilder.RefuseContextTooLarge},
 		{name: "too large, markdown", args: []string{"--purpose", "diff", "--target", "cart/cart.go", "--max-input-tokens", "60", "--response-token-reserve", "10", "--format", "markdown"},
 			wantCode: contextbuilder.RefuseContextTooLarge},
-		{name: "target not found", args: []string{"--purpose", "diff", "--target", "nope.go"}},
+		{name: "symbol not found", args: []string{"--purpose", "diff", "--target", "main.go", "--symbol", "Nope"}, wantCode: contextbuilder.RefuseTargetNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,7 +296,7 @@ func TestBuildFormats(t *testing.T) {
 		{"markdown", []string{"# ctxd context bundle (diff)", "- decision: ", "- tokens: ", "## Excluded", "`.env`: deny_rule",
 			"## Redactions", "## Fingerprints", "path `cart/cart.go`", "````go\n// Package cart", "\n````\n"}},
 		{"summary", []string{"decision:  ", "tokens:    ", "estimator: ", "blocks (", "cart/cart.go", " bytes",
-			"excluded (", ".env", "deny_rule", "redactions (", "fingerprints:", "bundle id:"}},
+			"left out (", ".env", "deny_rule", "redactions (", "recorded:", "fingerprints (", "bundle id:"}},
 		// The default format is summary.
 		{"", []string{"decision:  ", "blocks ("}},
 	}
@@ -338,7 +352,7 @@ func sampleResult() *contextbuilder.Result {
 			Fingerprints: contextbuilder.Fingerprints{ProjectIndexFingerprint: "fp-index", ConfigFingerprint: "fp-config", BundleFingerprint: "fp-bundle"},
 		},
 		RedactionReport: &contextbuilder.RedactionReport{BundleID: id, Redactions: []contextbuilder.Redaction{
-			{Type: contextbuilder.RedactPathExcluded, Target: ".env", Reason: contextbuilder.RedactReasonDenyRule, Details: "never-send path **/*.env"},
+			{Type: contextbuilder.RedactPathExcluded, Target: ".env", Reason: contextbuilder.RedactReasonDenyRule, Details: "deny:20: *.env"},
 			{Type: contextbuilder.RedactContentSliced, Target: "dep.go", Reason: contextbuilder.RedactReasonBudget, Details: "SIGNATURES_ONLY"},
 		}},
 		BudgetReport: &contextbuilder.BudgetReport{BundleID: id, EstimatedInputTokens: 1234, MaxInputTokens: 128000,
@@ -366,8 +380,8 @@ func TestFormatMarkdown(t *testing.T) {
 		// Control characters never reach the terminal.
 		"## dep [31m.go Sig\n",
 		"symbol `Sig`",
-		"## Excluded\n\n- `.env`: deny_rule — never-send path **/*.env\n",
-		"## Redactions\n\n- path_excluded `.env`: deny_rule — never-send path **/*.env\n- content_sliced `dep.go`: budget — SIGNATURES_ONLY\n",
+		"## Excluded\n\n- `.env`: deny_rule — deny:20: *.env\n",
+		"## Redactions\n\n- path_excluded `.env`: deny_rule — deny:20: *.env\n- content_sliced `dep.go`: budget — SIGNATURES_ONLY\n",
 		"## Fingerprints\n\n- project index: `fp-index`\n- config: `fp-config`\n- bundle: `fp-bundle`\n",
 	} {
 		if !strings.Contains(out, w) {
@@ -381,29 +395,32 @@ func TestFormatMarkdown(t *testing.T) {
 
 func TestFormatSummary(t *testing.T) {
 	var buf bytes.Buffer
-	if err := formatSummary(&buf, sampleResult()); err != nil {
+	if err := formatSummary(&buf, sampleResult(), "ws"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
 	for _, w := range []string{
 		"ctxd build: diff bundle for openai/gpt-4o, 3 blocks\n",
-		"decision:  ok\n",
+		"decision:  ok (under the soft limit)\n",
 		"tokens:    1234 estimated; soft limit 99200, hard limit 124000 (max input 128000 - reserve 4000)\n",
 		"estimator: test-bpe v1\n",
 		"note:      sliced dep.go to fit\n",
 		"blocks (3):\n  P0  system  System rules  16 bytes\n",
 		"  P0  file    a`b.go        23 bytes  (target)\n",
 		"  P1  symbol  dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
-		"excluded (1):\n  .env  deny_rule\n",
-		"redactions (2):\n  path_excluded   .env    deny_rule  never-send path **/*.env\n  content_sliced  dep.go  budget     SIGNATURES_ONLY\n",
-		"fingerprints:\n  project index  fp-index\n  config         fp-config\n  bundle         fp-bundle\n",
+		"left out (1): not sent to the model\n  .env  deny_rule  the never-send rule \"**/*.env\" of the context contract (environment files, which hold secrets)\n",
+		"redactions (1): sent, but changed (secrets masked, bodies sliced)\n  content_sliced  dep.go  budget  SIGNATURES_ONLY\n",
+		"recorded:  ws/.ctxd/ (the bundle under artifacts/contexts/, the event in audit.jsonl)\n           'ctxd verify --root ws' checks what was recorded\n",
+		"fingerprints (sha256; the same inputs give the same values):\n  files     fp-index  the workspace's files and contents (project_index_fingerprint)\n",
+		"  settings  fp-config  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n",
+		"  bundle    fp-bundle  the blocks above (bundle_fingerprint)\n",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("summary lacks %q:\n%s", w, out)
 		}
 	}
 	var again bytes.Buffer
-	if err := formatSummary(&again, sampleResult()); err != nil || again.String() != out {
+	if err := formatSummary(&again, sampleResult(), "ws"); err != nil || again.String() != out {
 		t.Errorf("summary is not deterministic (err %v)", err)
 	}
 }
@@ -423,4 +440,123 @@ func exampleCopy(t *testing.T) string {
 		}
 	}
 	return dst
+}
+
+// ambiguousWorkspace defines Add three times, twice in b/b.go.
+const ambiguousWorkspace = `
+-- go.mod --
+module example.com/amb
+
+go 1.22
+-- a/a.go --
+package a
+
+// A is a.
+type A struct{}
+
+// Add adds.
+func (A) Add() {}
+-- b/b.go --
+package b
+
+// B is b.
+type B struct{}
+
+// Add adds to B.
+func (B) Add() {}
+
+// C is c.
+type C struct{}
+
+// Add adds to C.
+func (C) Add() {}
+`
+
+// TestBuildSelect: an ambiguous --symbol is refused with candidates that
+// a person can paste back as --select (1-based lines on stderr, LSP's
+// 0-based ones in the JSON), those in the --target file first, and the
+// retry with --select builds, also when it keeps the --target.
+func TestBuildSelect(t *testing.T) {
+	dir := indextest.WriteTree(t, ambiguousWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff", "--symbol", "Add"}
+
+	refused := func(t *testing.T, args ...string) (*contextbuilder.Refusal, string) {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append(base, args...)...)
+		if code != exitRefused {
+			t.Fatalf("exit code = %d, want %d; stderr:\n%s", code, exitRefused, stderr)
+		}
+		var out struct {
+			Refusal *contextbuilder.Refusal `json:"refusal"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil || out.Refusal == nil || out.Refusal.Code != contextbuilder.RefuseAmbiguousTarget {
+			t.Fatalf("stdout is not an ambiguity refusal: %v\n%s", err, stdout)
+		}
+		return out.Refusal, stderr
+	}
+
+	t.Run("without target", func(t *testing.T) {
+		r, stderr := refused(t)
+		var lines []int
+		for _, c := range r.Candidates {
+			lines = append(lines, c.Range.Start.Line)
+		}
+		if diff := cmp.Diff([]int{6, 6, 12}, lines); diff != "" {
+			t.Errorf("JSON candidate lines are not LSP's 0-based ones (-want +got):\n%s", diff)
+		}
+		want := "  candidates (retry with one as --select PATH#SYMBOL):\n" +
+			"    --select a/a.go#A.Add  method  line 7\n" +
+			"    --select b/b.go#B.Add  method  line 7\n" +
+			"    --select b/b.go#C.Add  method  line 13\n"
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks the candidates as --select values with 1-based lines:\nwant %s\ngot:\n%s", want, stderr)
+		}
+		for _, w := range []string{"--select a/a.go#A.Add", "user_selected_targets", "ctxd explain REFUSE_AMBIGUOUS_TARGET"} {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr)
+			}
+		}
+	})
+	t.Run("target file first", func(t *testing.T) {
+		r, stderr := refused(t, "--target", "b/b.go")
+		if !strings.Contains(stderr, "    --select b/b.go#B.Add  method  line 7\n    --select b/b.go#C.Add  method  line 13\n    --select a/a.go#A.Add  method  line 7\n") {
+			t.Errorf("the candidates of the --target file are not listed first:\n%s", stderr)
+		}
+		if !strings.Contains(r.Advice, "--select b/b.go#B.Add") {
+			t.Errorf("advice's example is not in the --target file: %s", r.Advice)
+		}
+	})
+	for name, args := range map[string][]string{
+		"select":            {"--select", "b/b.go#C.Add", "--format", "json"},
+		"select and target": {"--target", "b/b.go", "--select", "b/b.go#C.Add", "--format", "json"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(base, args...)...)
+			if code != exitOK {
+				t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
+			}
+			res := decodeResult(t, stdout)
+			if diff := cmp.Diff([]string{"C.Add"}, res.Manifest.Selection.TargetSymbols); diff != "" {
+				t.Errorf("target symbols (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBuildRefusalNeverSend: a target under a directory named obj is
+// refused naming the contract's rule in words, not as "deny:10".
+func TestBuildRefusalNeverSend(t *testing.T) {
+	dir := indextest.WriteTree(t, "-- go.mod --\nmodule example.com/x\n\ngo 1.22\n-- cmd/internal/obj/link.go --\npackage obj\n")
+	code, _, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--purpose", "diff", "--target", "cmd/internal/obj/link.go")
+	if code != exitRefused {
+		t.Fatalf("exit code = %d, want %d; stderr:\n%s", code, exitRefused, stderr)
+	}
+	for _, w := range []string{`the never-send rule "**/obj/**" of the context contract`, "cannot be switched off", "ctxd explain REFUSE_UNSUPPORTED_TARGET"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if strings.Contains(stderr, "deny:") || strings.Contains(stderr, "docs/contract.md") {
+		t.Errorf("stderr shows the rule file's form or a document the user may not have:\n%s", stderr)
+	}
 }

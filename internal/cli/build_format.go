@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -18,15 +19,18 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 )
 
-// formatSummary writes a compact human report of r: the decision and
-// token counts, one line per block, the excluded candidates and
-// redactions with their reasons, and the fingerprints.
-func formatSummary(w io.Writer, r *contextbuilder.Result) error {
+// formatSummary writes a compact human report of r for someone who has
+// never read the contract: the decision and token counts, one line per
+// block, what was left out and why (each path once, with the rule in
+// words), what was changed inside sent blocks, where the build was
+// recorded (under root, as the user wrote it; "" leaves the line out) and
+// the fingerprints, each said in words.
+func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	bw := bufio.NewWriter(w)
 	b, m, rr, br := r.Bundle, r.Manifest, r.RedactionReport, r.BudgetReport
 
 	fmt.Fprintf(bw, "ctxd build: %s bundle for %s, %d blocks\n", oneLine(string(b.Purpose)), modelName(b.Model), len(b.Blocks))
-	fmt.Fprintf(bw, "decision:  %s\n", oneLine(string(br.Decision)))
+	fmt.Fprintf(bw, "decision:  %s\n", decisionText(br.Decision))
 	fmt.Fprintf(bw, "tokens:    %d estimated; soft limit %d, hard limit %d (max input %d - reserve %d)\n",
 		br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens, br.MaxInputTokens, br.ReserveOutputTokens)
 	var notes []string
@@ -75,27 +79,75 @@ func formatSummary(w io.Writer, r *contextbuilder.Result) error {
 	}
 	writeTable(bw, rows)
 
-	fmt.Fprintf(bw, "\nexcluded (%d):\n", len(m.Selection.ExcludedCandidates))
+	// An exclusion is recorded twice, in the manifest (path and reason)
+	// and in the redaction report (the rule or limit that decided): it is
+	// shown once, with both.
+	details := map[string]string{}
+	folded := make([]bool, len(rr.Redactions))
+	excluded := map[string]bool{}
+	for _, e := range m.Selection.ExcludedCandidates {
+		excluded[e.Path] = true
+	}
+	for i, red := range rr.Redactions {
+		if excluded[red.Target] && (red.Type == contextbuilder.RedactPathExcluded || red.Type == contextbuilder.RedactBlockRemoved) {
+			if _, seen := details[red.Target]; !seen {
+				details[red.Target] = detailText(red)
+			}
+			folded[i] = true
+		}
+	}
+	fmt.Fprintf(bw, "\nleft out (%d): not sent to the model\n", len(m.Selection.ExcludedCandidates))
 	rows = nil
 	for _, e := range m.Selection.ExcludedCandidates {
-		rows = append(rows, []string{oneLine(e.Path), oneLine(string(e.Reason))})
+		rows = append(rows, []string{oneLine(e.Path), oneLine(string(e.Reason)), details[e.Path]})
 	}
 	writeTable(bw, rows)
 
-	fmt.Fprintf(bw, "\nredactions (%d):\n", len(rr.Redactions))
 	rows = nil
-	for _, red := range rr.Redactions {
-		rows = append(rows, []string{oneLine(string(red.Type)), oneLine(red.Target), oneLine(string(red.Reason)), oneLine(red.Details)})
+	for i, red := range rr.Redactions {
+		if !folded[i] {
+			rows = append(rows, []string{oneLine(string(red.Type)), oneLine(red.Target), oneLine(string(red.Reason)), detailText(red)})
+		}
 	}
+	fmt.Fprintf(bw, "\nredactions (%d): sent, but changed (secrets masked, bodies sliced)\n", len(rows))
 	writeTable(bw, rows)
+
+	if root != "" {
+		dir := filepath.Join(root, ".ctxd")
+		fmt.Fprintf(bw, "\nrecorded:  %s%c (the bundle under artifacts/contexts/, the event in audit.jsonl)\n", oneLine(dir), filepath.Separator)
+		fmt.Fprintf(bw, "           'ctxd verify --root %s' checks what was recorded\n", oneLine(root))
+	}
 
 	fp := m.Fingerprints
-	fmt.Fprintf(bw, "\nfingerprints:\n")
-	fmt.Fprintf(bw, "  project index  %s\n", oneLine(fp.ProjectIndexFingerprint))
-	fmt.Fprintf(bw, "  config         %s\n", oneLine(fp.ConfigFingerprint))
-	fmt.Fprintf(bw, "  bundle         %s\n", oneLine(fp.BundleFingerprint))
-	fmt.Fprintf(bw, "bundle id:      %s\n", oneLine(b.BundleID))
+	fmt.Fprintf(bw, "\nfingerprints (sha256; the same inputs give the same values):\n")
+	fmt.Fprintf(bw, "  files     %s  the workspace's files and contents (project_index_fingerprint)\n", oneLine(fp.ProjectIndexFingerprint))
+	fmt.Fprintf(bw, "  settings  %s  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n", oneLine(fp.ConfigFingerprint))
+	fmt.Fprintf(bw, "  bundle    %s  the blocks above (bundle_fingerprint)\n", oneLine(fp.BundleFingerprint))
+	fmt.Fprintf(bw, "bundle id: %s\n", oneLine(b.BundleID))
 	return bw.Flush()
+}
+
+// decisionText is the budget decision with what it means.
+func decisionText(d contextbuilder.Decision) string {
+	switch d {
+	case contextbuilder.DecisionOK:
+		return "ok (under the soft limit)"
+	case contextbuilder.DecisionWarn:
+		return "warn_soft_limit (over the soft limit, under the hard limit: sent, with a warning)"
+	}
+	return oneLine(string(d))
+}
+
+// detailText is a redaction's details for a person: a never-send rule in
+// words ("the never-send rule "**/.env" of the context contract (…)")
+// rather than the rule file's "deny:21: .env".
+func detailText(red contextbuilder.Redaction) string {
+	if red.Reason == contextbuilder.RedactReasonDenyRule {
+		if desc, ok := contextbuilder.NeverSendRule(red.Details); ok {
+			return oneLine(desc)
+		}
+	}
+	return oneLine(red.Details)
 }
 
 // writeTable writes rows as columns aligned with two spaces between them,

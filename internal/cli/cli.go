@@ -1,9 +1,9 @@
 // Package cli is ctxd's command line: the subcommands serve (LSP over
 // stdio), mcp (the Model Context Protocol over stdio, for coding agents),
-// build, index, record, verify and version, their flags, usage text and
-// exit codes. Each subcommand decodes its flags, calls the workspace layer
-// (or starts the LSP or MCP server) and encodes the result; the business
-// logic lives below it.
+// build, index, record, verify, explain (the long help of a refusal code)
+// and version, their flags, usage text and exit codes. Each subcommand
+// decodes its flags, calls the workspace layer (or starts the LSP or MCP
+// server) and encodes the result; the business logic lives below it.
 //
 // The entry point is [Run]; [Version] and [Commit] are what the binary was
 // stamped with.
@@ -70,6 +70,7 @@ func commands() []command {
 		{"index", "index a workspace folder and print its status", runIndex},
 		{"record", "record a model's output as the EXECUTION event of a thread's turn, as ctxd.recordExecution does", runRecord},
 		{"verify", "replay a workspace's ledger, audit trail and artifacts and report every digest that does not verify", runVerify},
+		{"explain", "explain a refusal code: what it means and what to do (ctxd explain REFUSE_AMBIGUOUS_TARGET)", runExplain},
 		{"version", "print ctxd's version, commit and Go version", runVersion},
 	}
 }
@@ -82,6 +83,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case len(args) > 0 && (args[0] == "--help" || args[0] == "-help" || args[0] == "-h"):
 			usage(stdout)
 			return exitOK
+		}
+		if len(args) == 0 && stdinIsTerminal(stdin) {
+			// Someone typed "ctxd" at a shell: the protocol on stdio is
+			// meant for an editor, and the silence that follows looks
+			// like a hang. Say so on stderr, then serve as usual.
+			serveNotice(stderr)
 		}
 		return runServe(args, stdin, stdout, stderr)
 	}
@@ -103,6 +110,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// stdinIsTerminal reports whether stdin is a terminal; a variable so that
+// tests can pretend.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// serveNotice is what a bare "ctxd" on a terminal prints before it
+// serves.
+func serveNotice(w io.Writer) {
+	fmt.Fprintln(w, "ctxd: speaking the Language Server Protocol on stdin/stdout, for an editor to drive.")
+	fmt.Fprintln(w, "ctxd: 'ctxd help' lists the commands (build, index, mcp, explain, ...); Ctrl-D or Ctrl-C ends.")
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "ctxd: an LSP sidecar that decides what an AI model may see.")
 	fmt.Fprintln(w, "\nUsage: ctxd <command> [flags]\n\nCommands:")
@@ -113,6 +138,22 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nWith no command, ctxd serves LSP over stdio. 'ctxd <command> --help' lists its flags.")
 	fmt.Fprintf(w, "serve, mcp, build and index keep the index between runs in %s;\n--cache-dir or $CTXD_CACHE_DIR moves it. ", userCacheDir())
 	fmt.Fprintln(w, "On a terminal, build and index show their progress on stderr\nwhen it takes more than a second.")
+}
+
+// exitCodeHelp is the "Exit codes" section of each command's --help:
+// scripts branch on them, so they are listed where a script's author
+// looks first.
+var exitCodeHelp = map[string]string{
+	"build": "  0  built: the bundle (or prompt) is on stdout\n" +
+		"  1  internal error (indexing failed, an output could not be written)\n" +
+		"  2  usage error: a bad flag or value, a malformed --target range, a --target or --select\n" +
+		"     file that does not exist under --root, a --cache-dir inside --root\n" +
+		"  3  refused: stdout holds {\"refusal\": {code, message, advice, ...}}; 'ctxd explain CODE' says more\n",
+	"index": "  0  indexed\n  1  internal error, or the folder failed to index\n  2  usage error\n",
+	"record": "  0  recorded: the EXECUTION event is on stdout\n  1  internal error\n  2  usage error\n" +
+		"  3  refused: stdout holds {\"refusal\": …} (e.g. no INTENT for the turn); 'ctxd explain CODE' says more\n",
+	"verify":  "  0  everything verifies\n  1  internal error\n  2  usage error\n  4  something does not verify\n",
+	"explain": "  0  explained\n  2  usage error, or a code ctxd does not know\n",
 }
 
 // newFlagSet returns a flag set whose usage names the subcommand and whose
@@ -134,6 +175,9 @@ func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(errOut)
+		if codes := exitCodeHelp[name]; codes != "" {
+			fmt.Fprintf(stdout, "\nExit codes:\n%s", codes)
+		}
 	}
 	return fs
 }

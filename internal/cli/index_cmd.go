@@ -69,6 +69,10 @@ func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
 		return exitUsage
 	}
+	if err := checkCacheDir(fs, idx, dir); err != nil {
+		fmt.Fprintf(stderr, "ctxd index: %v\n", err)
+		return exitUsage
+	}
 	// Logs and errors go around the progress line, shown on a terminal
 	// while indexing takes more than a second.
 	progress := newProgressLine(stderr, isTerminal(stderr))

@@ -40,6 +40,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	if err := checkCacheDir(fs, idx, dir); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	logger, closeLog, err := newLogger(*level, *logFile, stderr)
 	if err != nil {
 		return fail(exitUsage, "%v", err)

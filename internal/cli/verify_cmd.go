@@ -119,14 +119,18 @@ func formatVerify(w io.Writer, r *workspace.Report, verbose bool) error {
 	if !r.OK {
 		verdict = "NOT verified"
 	}
-	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches, %d skipped; config %s\n",
+	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches, %d skipped; .ctxd/config.json %s\n",
 		verdict, r.Mode, r.Counts.LedgerEvents, r.Counts.AuditEvents, r.Counts.Artifacts, r.Counts.Mismatches, r.Counts.Skipped, configLabel(r.ContextConfigDigest))
 	return errors.Join(errs...)
 }
 
+// configLabel names the digest of .ctxd/config.json that the ledger pins
+// (context_config_digest). It is not the config_fingerprint of a build
+// summary, which also covers the model, estimator and rule versions, so
+// it says which it is.
 func configLabel(d string) string {
 	if d == "" {
 		return "not loaded"
 	}
-	return d
+	return d + " (context_config_digest)"
 }

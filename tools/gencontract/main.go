@@ -13,6 +13,10 @@
 //     "BEGIN GENERATED: commands" and "END GENERATED: commands" markers
 //     (the rest of the document is prose and left alone);
 //   - the JSON Schemas under docs/schemas listed in generatedSchemas.
+//   - editors/nvim/doc/ctxd-refusals.txt and editors/vscode/src/refusals.gen.ts:
+//     the long explanation of each refusal code (contextbuilder's
+//     Explanations, which `ctxd explain CODE` prints) as a Vim help file
+//     and as a TypeScript table.
 //
 // Run it with `go generate ./...` from the module root (main.go carries
 // the directive). TestGeneratedFilesUpToDate fails when a committed file
@@ -90,6 +94,8 @@ func outputs(root string) (map[string][]byte, error) {
 	}
 	out[tsFile] = m.typescript()
 	out[luaFile] = m.lua()
+	out[vimRefusalsFile] = vimRefusals()
+	out[tsRefusalsFile] = tsRefusals()
 	doc, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(protocolFile)))
 	if err != nil {
 		return nil, err

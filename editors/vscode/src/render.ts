@@ -16,6 +16,7 @@ import type {
   RedactionReport,
   Refusal,
 } from "./contract.gen";
+import { RefusalExplanations } from "./refusals.gen";
 
 /** Formats a count with "," every three digits, independent of the locale. */
 export function formatCount(n: number): string {
@@ -381,6 +382,11 @@ export function refusalMarkdown(refusal: Refusal): string {
   }
   if (refusal.budget_report) {
     out.push("## Budget", "", budgetTable(refusal.budget_report), "");
+  }
+  // The long explanation, generated from the table `ctxd explain CODE` prints.
+  const explanation = Object.hasOwn(RefusalExplanations, refusal.code) ? RefusalExplanations[refusal.code] : undefined;
+  if (explanation) {
+    out.push(`## About ${code(refusal.code)}`, "", ...explanation.paragraphs.flatMap((p) => [escapeMarkdown(p), ""]));
   }
   out.push(
     "## As sent",

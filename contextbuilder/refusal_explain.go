@@ -1,0 +1,211 @@
+package contextbuilder
+
+import "slices"
+
+// Explanation is the long help of one refusal code: what it means, why ctxd
+// refuses rather than guessing, and what the user can do from each front
+// end. A refusal's own advice is one self-contained sentence; this is the
+// page behind it, shown where the user is: `ctxd explain CODE` on the
+// command line, `:help ctxd-refusals` in Neovim and the refusal's details in
+// VS Code. The two editor files are generated from this table by
+// tools/gencontract, so the three never disagree.
+type Explanation struct {
+	// Code is the refusal code exactly as it appears in a refusal.
+	Code RefusalCode `json:"code"`
+	// Summary is one line: when the refusal happens.
+	Summary string `json:"summary"`
+	// Paragraphs are plain text, one paragraph per string, without
+	// markup or hard line breaks, so that each front end wraps them to its
+	// own width.
+	Paragraphs []string `json:"paragraphs"`
+}
+
+// The codes of other layers (the policy, prompt, ledger and workspace
+// packages) are written out here because those packages import this one;
+// a test in internal/cli checks that they match the constants.
+var explanations = []Explanation{
+	{
+		Code:    RefuseContextTooLarge,
+		Summary: "the required context does not fit the model's input window",
+		Paragraphs: []string{
+			"The required part of a bundle (the system rules, the constraints and the target files) needs more tokens than the hard limit, even after ctxd has removed every optional block and sliced what it may slice. The hard limit is max_input_tokens minus response_token_reserve. The contract forbids silent truncation, so ctxd refuses instead of cutting the target. A target larger than the indexing size cap (--max-file-size) is refused the same way.",
+			"What to do: narrow the scope. Select the region to change, or name a symbol, instead of sending whole files; target fewer files; or use a model with a larger input window. On the command line: --target PATH:L1-L2 (1-based lines) or --symbol NAME, and --max-input-tokens N. The refusal carries the budget report, which shows the estimate and the limits.",
+		},
+	},
+	{
+		Code:    RefuseSecretRisk,
+		Summary: "a required file holds a secret that cannot be removed safely",
+		Paragraphs: []string{
+			"A target or other required block matches a high-confidence secret pattern (a private key, an API key, a password assignment) that ctxd cannot redact deterministically, or its text cannot be decoded for scanning (invalid UTF-8 or NUL bytes), so ctxd cannot prove it holds no secret. It is also raised for every build when the secret rules given with --secret-rules could not be loaded. ctxd never sends what it cannot prove clean.",
+			"What to do: move the secret out of the project (into an environment variable or a secret manager), or add a deny rule for the file to deny_rules in .ctxd/config.json so that it is never a candidate; then retry. For undecodable text, save the file as UTF-8. The refusal's redaction report names the file and the rule that matched, never the secret.",
+		},
+	},
+	{
+		Code:    RefuseAmbiguousTarget,
+		Summary: "a target symbol name has several definitions",
+		Paragraphs: []string{
+			"A target symbol (for example Add) is defined in more than one place and nothing in the request says which one is meant. ctxd does not guess: it refuses and lists the candidates, each with its path, qualified name (such as Cart.Add) and position.",
+			"What to do: pick one candidate and retry. On the command line, add --select PATH#SYMBOL, e.g. --select cart/cart.go#Cart.Add (repeatable; the qualified name Type.Method is the unambiguous form). Over LSP or MCP, retry the same request with the candidate in user_selected_targets as {\"path\": ..., \"symbol\": ...}. Naming the file with --target (plan_step.target_files) also narrows the name to the definitions in that file. The editors offer the candidates as a pick list.",
+		},
+	},
+	{
+		Code:    RefuseUnsupportedTarget,
+		Summary: "the target cannot be sent: binary, unknown encoding, ignored, unreadable or never-send",
+		Paragraphs: []string{
+			"The target file exists but ctxd may not send it: it is binary (or ctxd cannot tell, which counts as binary), it is in an unknown encoding, it is ignored by .gitignore or .ctxdignore, it could not be read, it changed on disk while the bundle was built, or every target matched a never-send rule. The never-send rules are part of the context contract and cannot be switched off: .git/, .vs/, .ctxd/, any bin/ or obj/ directory, node_modules/, a top-level packages/, and *.pfx, *.key, *.pem, *.env, .env and .env.* files. They are meant for build output, dependencies and key material, so they also match a source directory that happens to be called obj or bin (Go's cmd/internal/obj, for example).",
+			"What to do: choose a text file as the target. For an ignored file, remove the ignore rule. For a never-send match, the refusal names the rule that matched: a rule of the contract cannot be switched off, so choose a file outside it, or move or copy the code to a path no rule matches; a rule of your own (deny_rules in .ctxd/config.json) can be removed there. Converting the file to UTF-8 fixes an encoding refusal; saving the file and retrying fixes a file that changed while being read.",
+		},
+	},
+	{
+		Code:    RefuseOutsideSandbox,
+		Summary: "a path is outside the workspace folder",
+		Paragraphs: []string{
+			"ctxd only reads inside the project root (the workspace folder, or --root on the command line). A target, active file or selection outside it, a path that leaves it with .. or a symbolic link, a hard-linked file (unless allowed), or a build with no folder open at all is refused.",
+			"What to do: choose a file inside the workspace, or open the file's folder as a workspace folder (on the command line, pass it as --root). Paths in a request are relative to the workspace folder. If every hard link in the workspace is trusted, set \"sandbox\": {\"allow_hard_links\": true} in .ctxd/config.json and restart ctxd.",
+		},
+	},
+	{
+		Code:    RefuseTargetNotFound,
+		Summary: "a named target file or symbol does not exist",
+		Paragraphs: []string{
+			"A target file is not in the workspace index (a typo, a path not relative to the workspace folder, or a new file not yet saved), a target symbol has no definition in the index, or a diff names no target at all. This code is ctxd's addition to the contract's refusals.",
+			"What to do: check the path (relative to the workspace folder; on the command line, to --root) and save the file; check the symbol's spelling (a qualified name such as Type.Method also works); or name the file instead of the symbol. A diff needs a target: open the file to change, select a region, or pass --target.",
+		},
+	},
+	{
+		Code:    "context_policy_read_failed",
+		Summary: ".ctxd/config.json could not be read",
+		Paragraphs: []string{
+			"The workspace's .ctxd/config.json exists but could not be opened or read (permissions, a symbolic link leaving the workspace, an I/O error). Every build is refused until it can be read, because the policy it holds decides what may be sent.",
+			"What to do: make .ctxd/config.json a readable regular file inside the workspace, then restart ctxd (or run the command again).",
+		},
+	},
+	{
+		Code:    "context_policy_invalid",
+		Summary: ".ctxd/config.json is not valid",
+		Paragraphs: []string{
+			"The workspace's .ctxd/config.json is not valid JSON or does not follow its schema (an unknown member, a wrong type, an out-of-range number). ctxd fails closed rather than run under a policy it cannot read.",
+			"What to do: fix the file at the position the message names; docs/schemas/config.schema.json in the ctxd repository describes every member. Then restart ctxd (or run the command again).",
+		},
+	},
+	{
+		Code:    "context_policy_override_invalid",
+		Summary: "a skill tries to widen the policy or does not exist",
+		Paragraphs: []string{
+			"The requested skill is not defined in .ctxd/config.json, or its override would widen the global policy (a namespace the policy does not allow, a larger cap). A skill may only narrow the policy.",
+			"What to do: use a skill that exists (policy.skills in .ctxd/config.json; --skill on the command line), or ask the workspace owner to fix its override so that it only narrows the policy.",
+		},
+	},
+	{
+		Code:    "context_namespace_denied",
+		Summary: "a target is outside the namespaces the policy allows",
+		Paragraphs: []string{
+			"The workspace policy (or the skill in force) allows context only from some namespaces, sets of paths named in .ctxd/config.json, and an explicit target lies outside all of them. Related files outside them are left out quietly; a target you named is refused.",
+			"What to do: choose a target inside an allowed namespace, build without the narrowing skill, or ask the workspace owner to add the namespace to policy.allowed_context_namespaces in .ctxd/config.json (a restart applies it).",
+		},
+	},
+	{
+		Code:    "context_selection_exceeds_max_items",
+		Summary: "the required selection has more items than the policy allows",
+		Paragraphs: []string{
+			"After every optional block was removed, the required part of the selection still has more items than policy.max_items (or the skill's cap) in .ctxd/config.json.",
+			"What to do: narrow the request (fewer target files or symbols, a region instead of whole files), or ask the workspace owner to raise the cap.",
+		},
+	},
+	{
+		Code:    "context_selection_exceeds_max_bytes",
+		Summary: "the required selection is larger than the policy allows",
+		Paragraphs: []string{
+			"After every optional block was removed, the required part of the selection is still larger than policy.max_bytes (or the skill's cap) in .ctxd/config.json.",
+			"What to do: narrow the request (select a region or name a symbol instead of whole files, target fewer files), or ask the workspace owner to raise the cap.",
+		},
+	},
+	{
+		Code:    "context_selection_exceeds_max_user_messages",
+		Summary: "a thread's turn references too many earlier user messages",
+		Paragraphs: []string{
+			"The earlier intents a turn references (its declared refs), plus the current one, exceed policy.max_user_messages_per_thread in .ctxd/config.json.",
+			"What to do: reference fewer earlier intents (--ref on the command line, declared_refs in a request), or start a new thread.",
+		},
+	},
+	{
+		Code:    "context_selection_failed",
+		Summary: "the selection could not be recorded under .ctxd/",
+		Paragraphs: []string{
+			"ctxd records every bundle it builds (an artifact, an audit event and, in a thread, ledger events) under the workspace's .ctxd/ directory, and refuses a bundle it cannot record: an unrecorded bundle could not be verified later.",
+			"What to do: make the workspace's .ctxd directory writable (it must be a directory inside the workspace, not a symbolic link), free disk space if needed, then restart ctxd or retry. ctxd verify --root DIR checks what was recorded.",
+		},
+	},
+	{
+		Code:    "prompt_build_failed",
+		Summary: "the prompt template could not be rendered",
+		Paragraphs: []string{
+			"The prompt template was not found or is invalid, so no prompt could be rendered from the bundle.",
+			"What to do: check the template id (--template on the command line) and the workspace's templates in .ctxd/templates/*.json, fix the one the message names, and retry.",
+		},
+	},
+	{
+		Code:    "prompt_write_failed",
+		Summary: "the rendered prompt could not be recorded",
+		Paragraphs: []string{
+			"ctxd records every prompt it renders under .ctxd/ and refuses one it cannot record.",
+			"What to do: make the workspace's .ctxd directory writable, then retry.",
+		},
+	},
+	{
+		Code:    "REF_NOT_FOUND",
+		Summary: "a declared ref of a thread does not exist",
+		Paragraphs: []string{
+			"A turn declares a ref (intent:<turn>, execution:<turn> or a correlation id) that the workspace's ledger does not hold.",
+			"What to do: check the ref's spelling and that the turn it names was recorded in this workspace (ctxd verify --root DIR lists the ledger's state), or drop the ref.",
+		},
+	},
+	{
+		Code:    "CROSS_THREAD_REF",
+		Summary: "a declared ref belongs to another thread",
+		Paragraphs: []string{
+			"A turn may only reference events of its own thread, and one of its declared refs names an event of another thread.",
+			"What to do: remove the ref, or make the request in the thread the ref belongs to.",
+		},
+	},
+	{
+		Code:    "MAX_REFS_EXCEEDED",
+		Summary: "a turn declares more refs than the configuration allows",
+		Paragraphs: []string{
+			"The turn declares more refs than context.max_refs in .ctxd/config.json.",
+			"What to do: declare fewer refs, or ask the workspace owner to raise context.max_refs.",
+		},
+	},
+	{
+		Code:    "EMPTY_REFS_DENIED",
+		Summary: "a turn declares no refs and the configuration requires some",
+		Paragraphs: []string{
+			"context.empty_refs_policy in .ctxd/config.json is DENY, and the turn declares no refs.",
+			"What to do: declare the refs the turn builds on (--ref on the command line, declared_refs in a request), or ask the workspace owner to allow empty refs.",
+		},
+	},
+}
+
+// Explanations returns the long help of every refusal code ctxd can
+// return, in a fixed order: the contract's codes first, then the policy,
+// prompt and thread codes. The result is a copy.
+func Explanations() []Explanation {
+	out := make([]Explanation, len(explanations))
+	for i, e := range explanations {
+		e.Paragraphs = slices.Clone(e.Paragraphs)
+		out[i] = e
+	}
+	return out
+}
+
+// Explain returns the long help of code; ok is false for a code ctxd does
+// not know.
+func Explain(code RefusalCode) (e Explanation, ok bool) {
+	for _, e := range explanations {
+		if e.Code == code {
+			e.Paragraphs = slices.Clone(e.Paragraphs)
+			return e, true
+		}
+	}
+	return Explanation{}, false
+}
