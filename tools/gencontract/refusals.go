@@ -17,11 +17,12 @@ const (
 	tsRefusalsFile  = "editors/vscode/src/refusals.gen.ts"
 )
 
-// vimCodesTag is the help tag of the list of codes. The file's own tag is
-// *ctxd-refusals.txt*; the bare *ctxd-refusals* belongs to the refusal
-// section of doc/ctxd.txt, and Vim's :helptags fails on a tag defined
+// vimCodesTag is the help tag of the list of codes: what the plugin's
+// refusal window points to (`:help ctxd-refusals`). The file's own tag is
+// *ctxd-refusals.txt*; doc/ctxd.txt's section on how refusals are shown
+// is *ctxd-refusal-ui*, since Vim's :helptags fails on a tag defined
 // twice.
-const vimCodesTag = "ctxd-refusal-codes"
+const vimCodesTag = "ctxd-refusals"
 
 // vimTag is the help tag of one code: "ctxd-" and the code as it is, so
 // that :help ctxd-REFUSE_SECRET_RISK finds it.
