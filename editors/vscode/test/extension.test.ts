@@ -225,6 +225,20 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     fake.setActiveEditor(store);
   });
 
+  it("with no editor open, ctxd's documents open in the empty group instead of leaving it empty beside them", async () => {
+    fake.resetEditorGroups();
+    fake.setActiveEditor(undefined);
+    await fake.commands.executeCommand(ClientCommands.showIndexStatus);
+    await fake.commands.executeCommand(ClientCommands.openBundle);
+    assert.deepEqual(fake.recorded.shown.slice(-2), [
+      { uri: "ctxd:/index-status.md", editor: MarkdownPreviewEditor, asked: fake.ViewColumn.Active, column: 1, preview: true },
+      { uri: "ctxd:/bundle.md", editor: MarkdownPreviewEditor, asked: 1, column: 1, preview: true },
+    ]);
+    assert.equal(fake.editorGroups().length, 1, "one group, not an empty one and ctxd's");
+    assert.deepEqual(fake.editorGroups()[0]!.tabs.map((t) => t.input.uri.toString()), ["ctxd:/bundle.md"], "the preview tab was reused");
+    fake.setActiveEditor(store);
+  });
+
   it("a refusal: the notification, its details, and a red status bar", async () => {
     const envPath = path.join(workspace, ".env");
     const env = new fake.FakeDocument(fake.Uri.file(envPath), "dotenv", fs.readFileSync(envPath, "utf8"));

@@ -396,9 +396,10 @@ export function editorGroups(): FakeGroup[] {
   return groups;
 }
 
-/** Closes every editor group, as a new window starts. */
+/** Closes every editor, as a new window starts: one empty group, the active one. */
 export function resetEditorGroups(): void {
   groups.splice(0);
+  newGroup(1).isActive = true;
 }
 
 /**
