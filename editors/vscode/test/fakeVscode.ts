@@ -312,7 +312,9 @@ export const commands = stubNamespace({
         answers.openWith(uri, viewType);
       }
       await workspace.openTextDocument(uri);
-      showInGroup(uri, typeof options === "number" ? { viewColumn: options } : options, viewType);
+      // VS Code's _workbench.openWith opens the editor pinned whatever the
+      // options say ({ ...options, pinned: true }): never a preview tab.
+      showInGroup(uri, { ...(typeof options === "number" ? { viewColumn: options } : options), preview: false }, viewType);
       return undefined;
     }
     const handler = commandHandlers.get(id);
