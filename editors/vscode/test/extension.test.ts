@@ -124,6 +124,7 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     const line = store.getText().split("\n").findIndex((l) => l.includes("sort.Slice"));
     fake.setSelection(new fake.Selection(line, 1, line, 20));
     await until("the selection's budget", () => /of the selection/.test(status().tooltip?.value ?? ""));
+    assert.ok(status().tooltip.value.startsWith(`**ctxd budget** of the selection (line ${line + 1}): `), "the editor's 1-based line");
     fake.setSelection(new fake.Selection(0, 0, 0, 0));
     await until("the file's budget again", () => status().text === before);
     fake.editDocument(store, store.getText() + "\n// Count returns the number of items in the store, which a longer comment makes costlier.\n");

@@ -1,7 +1,7 @@
 // ctxd's documents as VS Code's markdown preview shows them: rendered by
 // markdown-it 14, the renderer of the preview (markdown-language-features),
-// with the preview's default options (html on, linkify on, typographer and
-// breaks off).
+// with the preview's default options (html on, linkify on without fuzzy
+// links, typographer and breaks off).
 // What the user reads is the HTML, so the checks are on the HTML: every
 // table has a header row whose cells are not empty, no code element holds a
 // backslash that the data does not have, the prose shows no escape
@@ -15,6 +15,7 @@ import { ambiguousRefusal, budgetResult, fullResult } from "./fixtures";
 
 interface MarkdownRenderer {
   render(source: string): string;
+  linkify: { set(options: { fuzzyLink: boolean }): void };
 }
 
 // markdown-it ships no types; its constructor is all the test needs.
@@ -23,6 +24,8 @@ const MarkdownIt = require("markdown-it") as new (options: { html: boolean; link
 
 /** The markdown preview's renderer, configured as markdown-language-features configures it by default. */
 const preview = new MarkdownIt({ html: true, linkify: true, typographer: false, breaks: false });
+// The preview links only URLs with a scheme (`docs/contract.md` is no link to a .md domain).
+preview.linkify.set({ fuzzyLink: false });
 
 /** HTML text with its entities decoded, as the preview displays it. */
 function decode(html: string): string {
