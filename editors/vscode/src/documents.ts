@@ -6,8 +6,10 @@
 // A markdown document opens rendered, in the markdown preview editor that
 // ships with VS Code (`vscode.openWith` with its custom editor), not as
 // markdown source; the source is one "Reopen Editor With…" away. All of
-// them open in one editor group (layout.ts), in a preview tab that the
-// next one replaces.
+// them open in one editor group (layout.ts), each in a tab of its own that
+// its command reuses and updates: VS Code pins whatever `vscode.openWith`
+// opens, so the `preview` option only applies to the source shown as text
+// when the preview editor is unavailable.
 
 import * as vscode from "vscode";
 import { DocumentScheme, MarkdownPreviewEditor } from "./ids";
@@ -59,8 +61,10 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider, vsco
   }
 
   /**
-   * Sets a document's text and shows it in a preview tab of ctxd's editor
-   * group: markdown rendered, anything else (JSON) as read-only text.
+   * Sets a document's text and shows it in ctxd's editor group: markdown
+   * rendered (in a pinned tab, as `vscode.openWith` always opens), anything
+   * else (JSON), or markdown without the preview editor, as read-only text
+   * in a preview tab.
    */
   async show(name: string, content: string): Promise<void> {
     const uri = this.set(name, content);

@@ -4,9 +4,11 @@
 //
 // The rule: ctxd's documents (scheme "ctxd": bundle, manifest, budget,
 // index status, refusal details) share one editor group. The first opens
-// beside the active editor; every later one goes to the group that already
-// shows a ctxd document, so running Open Bundle, Show Budget and Show Index
-// Status one after the other leaves two groups, not four. A workspace file
+// beside the active editor, or in the active group when that group is
+// empty (no editor open: a group beside it would leave it empty on the
+// left); every later one goes to the group that already shows a ctxd
+// document, so running Open Bundle, Show Budget and Show Index Status one
+// after the other leaves two groups, not four. A workspace file
 // opened from the results view goes to a group that is not showing a ctxd
 // document, so that it does not cover the bundle.
 
@@ -62,7 +64,9 @@ function holding(group: GroupState, scheme: string): boolean {
  * The group for a ctxd document: the one that shows a ctxd document (the
  * active group when it is one of several, else the rightmost), else one
  * that holds a ctxd tab in the background, else beside the active group,
- * which opens the ctxd group the first time.
+ * which opens the ctxd group the first time. An empty active group (a
+ * window with no editor open) is used as it is: VS Code would add a group
+ * beside it and leave it empty.
  */
 export function documentColumn(groups: readonly GroupState[], scheme: string): ColumnChoice {
   for (const has of [showing, holding]) {
@@ -72,7 +76,8 @@ export function documentColumn(groups: readonly GroupState[], scheme: string): C
       return (active ?? ours.reduce((a, b) => (b.viewColumn > a.viewColumn ? b : a))).viewColumn;
     }
   }
-  return "beside";
+  const active = groups.find((g) => g.isActive);
+  return active === undefined || active.tabs.length > 0 ? "beside" : "active";
 }
 
 /**

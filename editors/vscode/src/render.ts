@@ -191,15 +191,24 @@ export interface StatusBarModel {
   tooltip: string;
 }
 
-/** What the status bar shows. */
+/**
+ * What the status bar shows. `lines` are the selection's lines, 1-based
+ * (displayLines of the editor's 0-based selection), when the scope is the
+ * selection.
+ */
 export type StatusInput =
-  | { kind: "budget"; result: BudgetResult; scope: StatusScope }
-  | { kind: "refusal"; refusal: Refusal; scope: StatusScope }
+  | { kind: "budget"; result: BudgetResult; scope: StatusScope; lines?: DisplayLines }
+  | { kind: "refusal"; refusal: Refusal; scope: StatusScope; lines?: DisplayLines }
   | { kind: "error"; message: string }
   | { kind: "starting" }
   | { kind: "stopped"; message: string };
 
 const clickHint = "Click to show the budget (ctxd: Show Budget).";
+
+/** "the file", "the selection" or "the selection (lines 58-59)". */
+function scopeText(scope: StatusScope, lines: DisplayLines | undefined): string {
+  return scope === "selection" && lines !== undefined ? `the selection (${linesText(lines)})` : `the ${scope}`;
+}
 
 /** The status bar item for a budget, a refusal, an error or the server's state. */
 export function statusBarModel(input: StatusInput): StatusBarModel {
@@ -214,7 +223,7 @@ export function statusBarModel(input: StatusInput): StatusBarModel {
       const counts = input.result.counts;
       const blocks = ["P0", "P1", "P2", "P3"].map((p) => `${p} ${formatCount(counts?.blocks?.[p] ?? 0)}`).join(" · ");
       const tooltip = [
-        `**ctxd budget** of the ${input.scope}: \`${report.decision}\`, ${escapeMarkdown(decisionText(report.decision))}`,
+        `**ctxd budget** of ${scopeText(input.scope, input.lines)}: \`${report.decision}\`, ${escapeMarkdown(decisionText(report.decision))}`,
         "",
         budgetTable(report),
         "",
@@ -236,7 +245,7 @@ export function statusBarModel(input: StatusInput): StatusBarModel {
     case "refusal": {
       const r = input.refusal;
       const lines = [
-        `**ctxd refuses** the ${input.scope}: \`${r.code}\``,
+        `**ctxd refuses** ${scopeText(input.scope, input.lines)}: \`${r.code}\``,
         "",
         escapeMarkdown(r.message),
         "",

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type { ServerSession } from "./client";
 import { editorStateOf, isBuildable } from "./editorState";
 import { ClientCommands } from "./ids";
-import { statusBarModel, type StatusBarModel, type StatusInput } from "./render";
+import { displayLines, statusBarModel, type StatusBarModel, type StatusInput } from "./render";
 import { buildRequest, isEmptyRange } from "./request";
 import { errorMessage, isCancelled, refusalOf } from "./rpc";
 
@@ -81,19 +81,21 @@ export class BudgetStatusBar implements vscode.Disposable {
     }
     const state = editorStateOf(editor);
     const scope = state.selection !== undefined && !isEmptyRange(state.selection) ? "selection" : "file";
+    // The selection's lines as the editor numbers them (1-based), for the tooltip.
+    const lines = scope === "selection" ? displayLines(state.selection) : undefined;
     const source = new vscode.CancellationTokenSource();
     this.inFlight = source;
     let input: StatusInput;
     try {
       const request = buildRequest(state, { scope: "live", encoding: this.session.encoding });
       const result = await this.session.commands.budget(request, source.token);
-      input = { kind: "budget", result, scope };
+      input = { kind: "budget", result, scope, lines };
     } catch (err) {
       if (generation !== this.generation || isCancelled(err) || source.token.isCancellationRequested) {
         return;
       }
       const refusal = refusalOf(err);
-      input = refusal !== undefined ? { kind: "refusal", refusal, scope } : { kind: "error", message: errorMessage(err) };
+      input = refusal !== undefined ? { kind: "refusal", refusal, scope, lines } : { kind: "error", message: errorMessage(err) };
     } finally {
       if (this.inFlight === source) {
         this.inFlight = undefined;

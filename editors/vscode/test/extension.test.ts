@@ -124,6 +124,7 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     const line = store.getText().split("\n").findIndex((l) => l.includes("sort.Slice"));
     fake.setSelection(new fake.Selection(line, 1, line, 20));
     await until("the selection's budget", () => /of the selection/.test(status().tooltip?.value ?? ""));
+    assert.ok(status().tooltip.value.startsWith(`**ctxd budget** of the selection (line ${line + 1}): `), "the editor's 1-based line");
     fake.setSelection(new fake.Selection(0, 0, 0, 0));
     await until("the file's budget again", () => status().text === before);
     fake.editDocument(store, store.getText() + "\n// Count returns the number of items in the store, which a longer comment makes costlier.\n");
@@ -179,12 +180,19 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     assert.deepEqual(fake.recorded.shownDocuments.slice(-3), ["ctxd:/budget.md", "ctxd:/manifest.md", "ctxd:/index-status.md"]);
     const shown = fake.recorded.shown.slice(-3);
     assert.deepEqual(
-      shown.map((d) => [d.editor, d.preview]),
-      Array(3).fill([MarkdownPreviewEditor, true]),
-      "rendered, in the markdown preview editor, in a preview tab",
+      shown.map((d) => d.editor),
+      Array(3).fill(MarkdownPreviewEditor),
+      "rendered, in the markdown preview editor",
     );
     assert.equal(new Set(shown.map((d) => d.column)).size, 1, "all three in one group");
     assert.equal(fake.editorGroups().length, 2, "the source's group and ctxd's");
+    // vscode.openWith pins what it opens: a tab per document, which running its command again reuses.
+    const ours = fake.editorGroups().find((g) => g.viewColumn === shown[0]!.column)!;
+    const tabs = () => ours.tabs.map((t) => t.input.uri.toString()).filter((u) => u !== "ctxd:/bundle.md");
+    assert.deepEqual(tabs(), ["ctxd:/budget.md", "ctxd:/manifest.md", "ctxd:/index-status.md"]);
+    await fake.commands.executeCommand(ClientCommands.showBudget);
+    assert.deepEqual(tabs(), ["ctxd:/budget.md", "ctxd:/manifest.md", "ctxd:/index-status.md"], "Show Budget again reuses its tab");
+    assert.equal(ours.activeTab?.input.uri.toString(), "ctxd:/budget.md");
     const status = docText("/index-status.md");
     assert.match(status, /^\| files \| bytes \| symbols \| parse errors \| open files \| skipped \|$/m);
     assert.match(status, /- Skipped by reason: `deny_rule` \d+/);
@@ -194,7 +202,7 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     fake.resetEditorGroups();
     fake.setActiveEditor(store);
     await fake.commands.executeCommand(ClientCommands.openBundle);
-    assert.deepEqual(fake.recorded.shown.at(-1), { uri: "ctxd:/bundle.md", editor: MarkdownPreviewEditor, asked: fake.ViewColumn.Beside, column: 2, preview: true });
+    assert.deepEqual(fake.recorded.shown.at(-1), { uri: "ctxd:/bundle.md", editor: MarkdownPreviewEditor, asked: fake.ViewColumn.Beside, column: 2, preview: false });
     // Back to the source, then Index Status and Show Budget of a selection (0-based lines 57-58 as VS Code reports them).
     fake.setActiveEditor(store, new fake.Selection(57, 0, 59, 0));
     await fake.commands.executeCommand(ClientCommands.showIndexStatus);
@@ -222,6 +230,20 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     }
     assert.deepEqual(fake.recorded.shown.at(-1), { uri: "ctxd:/index-status.md", editor: "text", asked: 2, column: 2, preview: true });
     assert.match(fake.outputChannels[0].lines.join("\n"), /the markdown preview of ctxd:\/index-status\.md did not open/);
+    fake.setActiveEditor(store);
+  });
+
+  it("with no editor open, ctxd's documents open in the empty group instead of leaving it empty beside them", async () => {
+    fake.resetEditorGroups();
+    fake.setActiveEditor(undefined);
+    await fake.commands.executeCommand(ClientCommands.showIndexStatus);
+    await fake.commands.executeCommand(ClientCommands.openBundle);
+    assert.deepEqual(fake.recorded.shown.slice(-2), [
+      { uri: "ctxd:/index-status.md", editor: MarkdownPreviewEditor, asked: fake.ViewColumn.Active, column: 1, preview: false },
+      { uri: "ctxd:/bundle.md", editor: MarkdownPreviewEditor, asked: 1, column: 1, preview: false },
+    ]);
+    assert.equal(fake.editorGroups().length, 1, "one group, not an empty one and ctxd's");
+    assert.deepEqual(fake.editorGroups()[0]!.tabs.map((t) => t.input.uri.toString()), ["ctxd:/index-status.md", "ctxd:/bundle.md"]);
     fake.setActiveEditor(store);
   });
 

@@ -312,7 +312,9 @@ export const commands = stubNamespace({
         answers.openWith(uri, viewType);
       }
       await workspace.openTextDocument(uri);
-      showInGroup(uri, typeof options === "number" ? { viewColumn: options } : options, viewType);
+      // VS Code's _workbench.openWith opens the editor pinned whatever the
+      // options say ({ ...options, pinned: true }): never a preview tab.
+      showInGroup(uri, { ...(typeof options === "number" ? { viewColumn: options } : options), preview: false }, viewType);
       return undefined;
     }
     const handler = commandHandlers.get(id);
@@ -396,9 +398,10 @@ export function editorGroups(): FakeGroup[] {
   return groups;
 }
 
-/** Closes every editor group, as a new window starts. */
+/** Closes every editor, as a new window starts: one empty group, the active one. */
 export function resetEditorGroups(): void {
   groups.splice(0);
+  newGroup(1).isActive = true;
 }
 
 /**

@@ -31,6 +31,12 @@ describe("documentColumn", () => {
   it("the first ctxd document opens beside the active editor", () => {
     assert.equal(documentColumn([], ctxd), "beside");
     assert.equal(documentColumn([group(1, true, tab("file", true))], ctxd), "beside");
+    assert.equal(documentColumn([group(1, false, tab("file", true)), group(2, true, tab("git", true))], ctxd), "beside");
+  });
+  it("with no editor open, in the empty active group rather than beside it", () => {
+    assert.equal(documentColumn([group(1, true)], ctxd), "active");
+    assert.equal(documentColumn([group(1, false, tab("file", true)), group(2, true)], ctxd), "active", "an empty group the user left open is filled");
+    assert.equal(documentColumn([group(1, true), group(2, false, tab("file", true), tab(ctxd))], ctxd), 2, "a group that holds a ctxd tab comes first");
   });
   it("later ones go to the group that shows a ctxd document, wherever the focus is", () => {
     const groups = [group(1, true, tab("file", true)), group(2, false, tab(ctxd, true))];

@@ -353,6 +353,30 @@ describe("statusBarModel", () => {
       tooltip: ["**ctxd budget** of the selection: `warn_soft_limit`, over the soft limit"],
     },
     {
+      name: "a selection names its lines 1-based (0-based lines 57 to the start of 59 are lines 58-59)",
+      model: statusBarModel({
+        kind: "budget",
+        result: budgetResult("ok", 626),
+        scope: "selection",
+        lines: displayLines({ start: { line: 57, character: 1 }, end: { line: 59, character: 0 } }),
+      }),
+      text: "$(pass) 626/124,000 tokens",
+      background: undefined,
+      tooltip: ["**ctxd budget** of the selection (lines 58-59): `ok`"],
+    },
+    {
+      name: "a refused selection on the first line is line 1",
+      model: statusBarModel({
+        kind: "refusal",
+        refusal: ambiguousRefusal(),
+        scope: "selection",
+        lines: displayLines({ start: { line: 0, character: 4 }, end: { line: 0, character: 9 } }),
+      }),
+      text: "$(error) ctxd: REFUSE_AMBIGUOUS_TARGET",
+      background: "error",
+      tooltip: ["**ctxd refuses** the selection (line 1): `REFUSE_AMBIGUOUS_TARGET`"],
+    },
+    {
       name: "refuse_hard_limit",
       model: statusBarModel({ kind: "budget", result: budgetResult("refuse_hard_limit", 130000), scope: "file" }),
       text: "$(error) 130,000/124,000 tokens",
