@@ -1029,8 +1029,11 @@ local function main()
   end)
 
   test("a refusal too large for the model: a window shows message, advice and the labelled budget", function()
-    local columns, cmdheight = vim.o.columns, vim.o.cmdheight
+    local columns, cmdheight, screen_lines = vim.o.columns, vim.o.cmdheight, vim.o.lines
     restoring(function()
+      -- Room for the whole refusal: the window is as tall as its text
+      -- when the screen allows (on a shorter one it scrolls).
+      vim.o.lines = 60
       vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
       local main_buf = vim.api.nvim_get_current_buf()
       ready_client(main_buf)
@@ -1093,6 +1096,7 @@ local function main()
     end, function()
       vim.o.columns = columns
       vim.o.cmdheight = cmdheight
+      vim.o.lines = screen_lines
       commands.close_refusal()
       ctxd.setup({})
       focus(store_buf)
