@@ -419,6 +419,7 @@ func (v *docVersion) syntax() *syntax.File {
 		v.state = claimed
 	} else if v.state == queued && !v.wanted {
 		v.wanted = true
+		p.wakeLocked()
 		p.startLocked()
 	}
 	st := v.state
