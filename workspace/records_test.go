@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
 )
@@ -231,5 +234,51 @@ func TestVerifyAfterOptingIn(t *testing.T) {
 	got := mismatches(r)
 	if r.Counts.LedgerEvents != 2 || len(got) != 1 || got[0].Field != "boundary.context_config_digest" {
 		t.Errorf("verify: counts %+v, mismatches %+v; want the 2 events and the DECISION's config digest flagged", r.Counts, got)
+	}
+}
+
+// TestIndexFingerprintOneDefinition: the project_index_fingerprint that
+// `ctxd index --json` prints (the snapshot's status) is the one a build's
+// manifest carries, and a copy of the workspace at another path, under
+// another folder name, has the same.
+func TestIndexFingerprintOneDefinition(t *testing.T) {
+	files := map[string]string{"calc.go": calcGo, "go.mod": "module example.com/calc\n\ngo 1.22\n", "sub/notes.txt": "notes\n"}
+	fingerprints := func(dir, name string) (status, manifest string) {
+		t.Helper()
+		for p, c := range files {
+			full := filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x := index.New(index.Options{CacheDir: "off"})
+		t.Cleanup(func() { x.Close() })
+		x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: name, Dir: dir}})
+		snap, err := x.Wait(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := workspace.Open(dir, workspace.Options{Now: fixedNow}).Build(context.Background(), snap, request("first", "", "", ""), contextbuilder.Options{CreatedAt: fixedNow()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := snap.Status(false)
+		if len(st.Roots) != 1 || st.Roots[0].Fingerprint != st.Fingerprint {
+			t.Errorf("%s: the root's fingerprint is not the snapshot's: %+v", dir, st)
+		}
+		return st.Fingerprint, res.Manifest.Fingerprints.ProjectIndexFingerprint
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, m1 := fingerprints(filepath.Join(base, "one", "calc"), "calc")
+	s2, m2 := fingerprints(filepath.Join(base, "elsewhere", "deeper", "copy of calc"), "copy of calc")
+	want := []string{s1, s1, s1}
+	if diff := cmp.Diff(want, []string{m1, s2, m2}); diff != "" {
+		t.Errorf("fingerprints of [manifest, copy's status, copy's manifest] differ from the status's (-want +got):\n%s", diff)
 	}
 }
