@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -280,5 +281,43 @@ func TestIndexFingerprintOneDefinition(t *testing.T) {
 	want := []string{s1, s1, s1}
 	if diff := cmp.Diff(want, []string{m1, s2, m2}); diff != "" {
 		t.Errorf("fingerprints of [manifest, copy's status, copy's manifest] differ from the status's (-want +got):\n%s", diff)
+	}
+}
+
+// TestOptedInGitStatusClean: in a repository that committed only
+// .ctxd/config.json, builds, an execution, verification in both modes and
+// a repair leave `git status` clean: ctxd's .gitignore covers everything
+// it writes, itself included.
+func TestOptedInGitStatusClean(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	e := newEnv(t, nil)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gitBin, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = e.dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	writeConfig(t, e.dir, `{"schema_version": "1"}`)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "opt in")
+	e.w = e.open()
+	e.mustBuild(request("first", "th", "1", ""))
+	e.record("th", "1", "done")
+	e.mustBuild(request("second", "", "", ""))
+	e.verify()
+	if _, err := workspace.RepairProjection(e.dir); err != nil {
+		t.Fatal(err)
+	}
+	if st := git("status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("git status after builds:\n%s", st)
 	}
 }

@@ -90,8 +90,8 @@ type Store struct {
 
 // Open returns the store of the workspace at root, creating <root>/.ctxd
 // (mode 0o700) when absent. It writes .ctxd/.gitignore when it is absent
-// or lacks one of ctxd's lines (appending, never removing the user's
-// lines), and removes temp files (*.tmp) a crash left under
+// (ignoring itself too) or lacks one of ctxd's lines (appending, never
+// removing the user's lines), and removes temp files (*.tmp) a crash left under
 // .ctxd/artifacts. It fails with [ErrUnsafeDir] when .ctxd is a symlink
 // or not a directory.
 //
