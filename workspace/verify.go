@@ -58,7 +58,8 @@ type Counts struct {
 	Skipped      int `json:"skipped"`
 }
 
-// ProjectionFile is the ledger's SQLite projection, relative to .ctxd.
+// ProjectionFile is the ledger's SQLite projection, relative to the records
+// directory (see [Locate]).
 const ProjectionFile = "ledger.sqlite"
 
 // RepairProjection rebuilds the ledger.sqlite of root's records (see
@@ -187,7 +188,7 @@ type artifactKey struct {
 // fingerprint.
 type storedBundle struct{ id, fingerprint string }
 
-// storedArtifacts is what verification found under .ctxd/artifacts: one
+// storedArtifacts is what verification found under the records' artifacts/: one
 // check per file, the artifacts that match their hash, and the bundles of
 // the contexts artifacts that are consistent.
 type storedArtifacts struct {
