@@ -21,6 +21,7 @@ import (
 // canonical bytes, which are the jcs module's form of the result, and the
 // outputs inside are byte for byte the ones the build recorded.
 func TestBuildContextReply(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the folder did not opt in: its records go there
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,11 @@ func TestBuildContextReply(t *testing.T) {
 	if got.Bundle == nil || len(got.Bundle.Blocks) == 0 || got.Manifest.Fingerprints.BundleFingerprint == "" {
 		t.Fatalf("the reply is not a build result: %s", reply)
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, ".ctxd", "artifacts", "contexts", "*.json"))
+	rec, err := workspace.Locate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := filepath.Glob(filepath.Join(rec.Dir, "artifacts", "contexts", "*.json"))
 	if len(m) != 1 {
 		t.Fatalf("%d context artifacts, want 1", len(m))
 	}

@@ -158,16 +158,30 @@ func (r *RootSnapshot) relOf(p string) (string, bool) {
 	return "", false
 }
 
-// Fingerprint is project_index_fingerprint over all roots: sha256 of the
-// format version and, per root in order, its name and file fingerprint
-// list. Computed once per snapshot.
+// Fingerprint is the snapshot's project_index_fingerprint. With one root
+// (`ctxd index`, the CLI, most editor sessions) it is that root's
+// [RootSnapshot.Fingerprint], the value every manifest built from the root
+// carries, so the two can be compared. With several roots it is sha256 of
+// the format version and the roots' fingerprints, sorted: like a root's,
+// it depends only on the files' relative paths and contents, never on a
+// folder's name, path or position in the client's list, so a copy of the
+// workspace elsewhere has the same fingerprint. Computed once per
+// snapshot.
 func (s *Snapshot) Fingerprint() string {
 	s.fp.once.Do(func() {
-		h := sha256.New()
-		fmt.Fprintf(h, "ctxd-index\x00%d\n", FormatVersion)
+		if len(s.roots) == 1 {
+			s.fp.fp = s.roots[0].Fingerprint()
+			return
+		}
+		fps := make([]string, len(s.roots))
 		for i, r := range s.roots {
-			fmt.Fprintf(h, "root\x00%d\x00%s\n", i, r.Root.Name)
-			r.hashFiles(h)
+			fps[i] = r.Fingerprint()
+		}
+		slices.Sort(fps)
+		h := sha256.New()
+		fmt.Fprintf(h, "ctxd-index-roots\x00%d\n", FormatVersion)
+		for _, fp := range fps {
+			fmt.Fprintf(h, "%s\n", fp)
 		}
 		s.fp.fp = hex.EncodeToString(h.Sum(nil))
 	})
@@ -299,8 +313,9 @@ func (r *RootSnapshot) SkippedFiles() []Skipped {
 // updated incrementally from the previous snapshot's graph.
 func (r *RootSnapshot) Graph() *relate.Graph { return r.graph.get() }
 
-// Fingerprint is the root's part of project_index_fingerprint: sha256 over
-// the format version and the sorted (path, sha256) list.
+// Fingerprint is the root's project_index_fingerprint, the manifest's:
+// sha256 over the format version and the sorted (relative path, content
+// sha256) list. Neither the folder's name nor its path enters it.
 func (r *RootSnapshot) Fingerprint() string {
 	r.fp.once.Do(func() {
 		h := sha256.New()

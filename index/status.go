@@ -16,7 +16,9 @@ type Status struct {
 	State State `json:"state"`
 	// SnapshotVersion is the snapshot's version.
 	SnapshotVersion uint64 `json:"snapshot_version"`
-	// Fingerprint is project_index_fingerprint of the whole snapshot.
+	// Fingerprint is project_index_fingerprint of the whole snapshot: with
+	// one root, the root's, which its builds' manifests carry (see
+	// [Snapshot.Fingerprint]).
 	Fingerprint string `json:"project_index_fingerprint"`
 	// FormatVersion is the index format version.
 	FormatVersion int `json:"index_format_version"`

@@ -55,6 +55,10 @@ type Server struct {
 	calls    sync.WaitGroup   // request goroutines
 	exitCode chan int         // receives the code of the exit notification
 	conn     jsonrpc2.Conn
+
+	// stopGrace bounds the end of Run after exit or the end of input
+	// (requests and index closing together); tests shorten it.
+	stopGrace time.Duration
 }
 
 // New returns a server that has not yet been initialized.
@@ -72,6 +76,7 @@ func New(opts Options) *Server {
 		notifications: handlers.Notifications(),
 		inflight:      make(map[string]*call),
 		exitCode:      make(chan int, 1),
+		stopGrace:     defaultStopGrace,
 	}
 	s.session = handlers.NewSession(opts.Logger, opts.Version, (*client)(s),
 		workspace.ServiceOptions{Index: opts.Index, Redactor: opts.Secrets, RedactorErr: opts.SecretsErr})
@@ -112,16 +117,41 @@ func (s *Server) Run(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 		code = 1
 	}
+	// The client is gone or said exit: nobody waits for answers or for
+	// the index any more. Cancel the requests, then the scans (Close
+	// cancels them and saves the index cache), within one grace period:
+	// an editor that closed the pipe expects the process to end now, and
+	// a scan stuck in a slow read (a network file system) must not keep
+	// it alive.
+	stop := time.Now().Add(s.stopGrace)
 	s.cancelAll()
-	s.waitCalls(5 * time.Second)
+	s.waitCalls(time.Until(stop))
 	// Closing does not wake a read blocked on a stdin in blocking mode, so
 	// the read loop is not awaited: the process exits around it.
 	_ = conn.Close()
-	if err := s.session.Index.Close(); err != nil {
-		s.logger.Warn("closing the index", "err", err)
-	}
+	s.closeIndex(time.Until(stop))
 	s.logger.Info("server stopped", "exit_code", code)
 	return code
+}
+
+// defaultStopGrace bounds how long Run takes to return once the client
+// sent exit or closed the stream.
+const defaultStopGrace = time.Second
+
+// closeIndex closes the index (cancelling its scans, saving its cache),
+// waiting at most limit: past it the process exits with the index still
+// closing, and the cache is not saved this time.
+func (s *Server) closeIndex(limit time.Duration) {
+	done := make(chan error, 1)
+	go func() { done <- s.session.Index.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.logger.Warn("closing the index", "err", err)
+		}
+	case <-time.After(limit):
+		s.logger.Warn("the index was still closing at exit; its cache was not saved", "waited", limit)
+	}
 }
 
 // endOfInputCode is the exit code when the client's stream ends without an
@@ -137,8 +167,9 @@ func (s *Server) endOfInputCode(err error) int {
 	return 0
 }
 
-// waitCalls waits for request goroutines to return; a handler that ignores
-// its cancelled context must not keep the process alive forever.
+// waitCalls waits for request goroutines to return, at most limit: a
+// handler that ignores its cancelled context must not keep the process
+// alive.
 func (s *Server) waitCalls(limit time.Duration) {
 	done := make(chan struct{})
 	go func() { s.calls.Wait(); close(done) }()

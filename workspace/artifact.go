@@ -22,7 +22,7 @@ const (
 	OrderingManifest = "stable_manifest_order"
 )
 
-// contextArtifact is the JSON stored under .ctxd/artifacts/contexts: the
+// contextArtifact is the JSON stored under artifacts/contexts of the records (see Locate): the
 // four outputs as returned to the client, plus the selection metrics and
 // the policy the build ran under.
 type contextArtifact struct {

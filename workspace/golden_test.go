@@ -148,7 +148,7 @@ func runSession(t *testing.T, g *indextest.Golden) []byte {
 		}
 		out.Steps = append(out.Steps, o)
 	}
-	if _, err := os.Stat(filepath.Join(e.dir, ".ctxd", "ledger", "events.jsonl")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.records(), "ledger", "events.jsonl")); err == nil {
 		for _, ev := range e.events() {
 			s := eventSummary{Index: ev.Index, Kind: string(ev.Kind), Thread: ev.ThreadID, Turn: ev.TurnID}
 			if ev.Kind == ledger.KindDecision {

@@ -97,8 +97,8 @@ func (w *Workspace) RenderPrompt(ctx context.Context, snap *index.Snapshot, req 
 	if err != nil {
 		return nil, w.promptFailed(req, &contextbuilder.Refusal{
 			Code:    prompt.ReasonWriteFailed,
-			Message: fmt.Sprintf("the prompt could not be stored under %s: %v", store.Dir, err),
-			Advice:  "make the workspace's .ctxd directory writable, then retry",
+			Message: fmt.Sprintf("the prompt could not be stored: %v", err),
+			Advice:  recordsAdvice + ", then retry",
 		})
 	}
 	if err := w.audit.Append(ledger.AuditPromptBuilt, map[string]any{
@@ -106,7 +106,7 @@ func (w *Workspace) RenderPrompt(ctx context.Context, snap *index.Snapshot, req 
 		"bundle_id": p.BundleID, "bundle_fingerprint": p.BundleFingerprint, "correlation_id": p.CorrelationID,
 		"context_artifact_sha256": b.contextSHA, "prompt_artifact_sha256": sha, "total_tokens": p.TokenCounts.Total,
 	}); err != nil {
-		return nil, &contextbuilder.Refusal{Code: prompt.ReasonWriteFailed, Message: fmt.Sprintf("the prompt could not be audited: %v", err), Advice: "make the workspace's .ctxd directory writable, then retry"}
+		return nil, &contextbuilder.Refusal{Code: prompt.ReasonWriteFailed, Message: fmt.Sprintf("the prompt could not be audited: %v", err), Advice: recordsAdvice + ", then retry"}
 	}
 	return &PromptResult{
 		Prompt: p, PromptArtifact: w.store.Path(store.KindPrompt, sha), ContextArtifact: w.store.Path(store.KindContext, b.contextSHA),

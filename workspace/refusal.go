@@ -48,12 +48,17 @@ func asRefusal(err error) error {
 	return err
 }
 
-// stateRefusal refuses an operation that must be recorded when .ctxd
-// could not be opened or written.
+// stateRefusal refuses an operation that must be recorded when the
+// record (see Locate) could not be opened or written; err names the
+// directory.
 func stateRefusal(err error) error {
 	return &contextbuilder.Refusal{
 		Code:    RefuseSelectionFailed,
-		Message: fmt.Sprintf("ctxd records every bundle it builds under .ctxd/ and cannot: %v", err),
-		Advice:  "make the workspace's .ctxd directory writable (it must be a directory inside the workspace, not a link), then restart ctxd",
+		Message: fmt.Sprintf("ctxd records every bundle it builds and cannot: %v", err),
+		Advice:  recordsAdvice + ", then restart ctxd",
 	}
 }
+
+// recordsAdvice tells the user how to make the record writable, wherever
+// it is.
+const recordsAdvice = "make the records directory writable (a directory, not a link): .ctxd in a workspace with a .ctxd/config.json, else ctxd/workspaces under $XDG_STATE_HOME (default ~/.local/state)"

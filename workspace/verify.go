@@ -3,10 +3,9 @@ package workspace
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -59,28 +58,32 @@ type Counts struct {
 	Skipped      int `json:"skipped"`
 }
 
-// ProjectionFile is the ledger's SQLite projection, relative to .ctxd.
+// ProjectionFile is the ledger's SQLite projection, relative to the records
+// directory (see [Locate]).
 const ProjectionFile = "ledger.sqlite"
 
-// RepairProjection rebuilds root's .ctxd/ledger.sqlite from the ledger
-// journal ([ledger.Project]), replacing whatever is there, and reports
-// whether it did: a workspace without .ctxd has nothing to repair (and
-// gets no .ctxd). Verification never does this on its own: `ctxd verify
-// --repair` asks for it.
+// RepairProjection rebuilds the ledger.sqlite of root's records (see
+// [Locate]) from the ledger journal ([ledger.Project]), replacing whatever
+// is there, and reports whether it did: a workspace without records has
+// nothing to repair (and gets none). Verification never does this on its
+// own: `ctxd verify --repair` asks for it.
 func RepairProjection(root string) (bool, error) {
-	dir := filepath.Join(root, store.Dir)
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	rec, ok, err := existingRecords(root)
+	if err != nil || !ok {
+		return false, err
 	}
+	dir := rec.Dir
 	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
 		return false, fmt.Errorf("repairing the projection: %w", err)
 	}
 	return true, nil
 }
 
-// Verify replays what ctxd recorded in root's .ctxd: stream replay
-// re-reads the ledger, ledger replay first projects it into
-// .ctxd/ledger.sqlite and verifies from the database. Both recompute
+// Verify replays what ctxd recorded for root, wherever that is: in
+// root's .ctxd when it opted in, else in the user's state directory (see
+// [Locate]), or in a .ctxd an earlier ctxd wrote into a workspace that did
+// not opt in. Stream replay re-reads the ledger, ledger replay first
+// projects it into ledger.sqlite and verifies from the database. Both recompute
 // every context_digest, check the hash chains of the ledger and the audit
 // trail, compare each DECISION's pinned config digest with the current
 // .ctxd/config.json, check each stored bundle's fingerprint and every
@@ -95,18 +98,22 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		return nil, fmt.Errorf("verify: unknown mode %q (stream or ledger)", mode)
 	}
 	r := &Report{Mode: string(mode), Checks: []Check{}}
-	dir := filepath.Join(root, store.Dir)
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+	rec, ok, err := existingRecords(root)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	if !ok {
 		r.OK = true
 		return r, nil
 	}
+	dir := rec.Dir
 	cfg, cerr := policy.Load(root)
 	if cerr != nil {
 		r.add(Check{Source: "config", Name: policy.ConfigPath, Status: StatusMismatch, Field: "config", Message: cerr.Error()})
 	} else {
 		r.ContextConfigDigest = cfg.Digest
 	}
-	st, err := store.Open(root)
+	st, err := openRecords(root, rec)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -117,7 +124,11 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify: the artifacts: %w", err)
 	}
-	stored := checkArtifacts(st, arts)
+	prefix := ""
+	if rec.InWorkspace {
+		prefix = store.Dir
+	}
+	stored := checkArtifacts(st, prefix, arts)
 	ledgerChecks, err := ledger.VerifyLedger(filepath.Join(dir, "ledger"), ledger.VerifyOptions{
 		Mode:         mode,
 		ConfigDigest: r.ContextConfigDigest,
@@ -177,7 +188,7 @@ type artifactKey struct {
 // fingerprint.
 type storedBundle struct{ id, fingerprint string }
 
-// storedArtifacts is what verification found under .ctxd/artifacts: one
+// storedArtifacts is what verification found under the records' artifacts/: one
 // check per file, the artifacts that match their hash, and the bundles of
 // the contexts artifacts that are consistent.
 type storedArtifacts struct {
@@ -190,10 +201,13 @@ type storedArtifacts struct {
 // checkArtifacts turns the store's checks into the report's and, for each
 // contexts artifact that matches its hash, recomputes its bundle's
 // fingerprint against the manifest stored beside it.
-func checkArtifacts(st *store.Store, arts []store.ArtifactCheck) *storedArtifacts {
+//
+// prefix is what the artifacts' names in the report start with: ".ctxd"
+// for records in the workspace, "" for those in the state directory.
+func checkArtifacts(st *store.Store, prefix string, arts []store.ArtifactCheck) *storedArtifacts {
 	s := &storedArtifacts{st: st, ok: map[artifactKey]bool{}, bundles: map[string]storedBundle{}}
 	for _, a := range arts {
-		c := Check{Source: "artifact", Kind: string(a.Kind), Name: filepath.ToSlash(filepath.Join(store.Dir, "artifacts", string(a.Kind), a.Name)), Status: a.Status, Field: a.Field, Message: a.Message}
+		c := Check{Source: "artifact", Kind: string(a.Kind), Name: path.Join(prefix, "artifacts", string(a.Kind), a.Name), Status: a.Status, Field: a.Field, Message: a.Message}
 		sha := strings.TrimSuffix(a.Name, ".json")
 		if a.Status == StatusOK && a.Kind == store.KindContext {
 			var b storedBundle

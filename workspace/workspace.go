@@ -42,21 +42,24 @@ type Workspace struct {
 	templates    *prompt.Set
 	templatesErr error // every prompt is refused with it
 
-	// The state under .ctxd is opened on first use (see state), so that
-	// opening a folder in an editor writes nothing until a build does.
+	// The record (see Locate) is opened on first use (see state), so
+	// that opening a folder in an editor writes nothing until a build
+	// does.
 	stateOnce sync.Once
+	records   Records
 	store     *store.Store
 	ledger    *ledger.Ledger
 	audit     *ledger.Audit
-	stateErr  error // .ctxd could not be opened: builds cannot be recorded
+	stateErr  error // the record could not be opened: builds cannot be recorded
 
 	policySHA string // the context_policies artifact of the loaded config
 }
 
 // Open loads the workspace at root: .ctxd/config.json and .ctxd/templates
 // are read now and pinned. The artifact store, the ledger and the audit
-// trail are opened when a build first needs them, creating .ctxd/ and its
-// .gitignore when missing and recording a context_policy_loaded audit
+// trail are opened when a build first needs them, where [Locate] says
+// (.ctxd/ with its .gitignore in a workspace that opted in, the user's
+// state directory otherwise), recording a context_policy_loaded audit
 // event.
 func Open(root string, opts Options) *Workspace {
 	w := &Workspace{root: root, now: opts.Now}
@@ -68,8 +71,8 @@ func Open(root string, opts Options) *Workspace {
 	return w
 }
 
-// state opens the record under .ctxd once and returns why it cannot be
-// written, if so.
+// state opens the record once and returns why it cannot be written, if
+// so.
 func (w *Workspace) state() error {
 	w.stateOnce.Do(func() {
 		w.stateErr = w.openState()
@@ -79,9 +82,14 @@ func (w *Workspace) state() error {
 }
 
 func (w *Workspace) openState() error {
-	st, err := store.Open(w.root)
+	rec, err := Locate(w.root)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", store.Dir, err)
+		return err
+	}
+	w.records = rec
+	st, err := openRecords(w.root, rec)
+	if err != nil {
+		return fmt.Errorf("opening the records in %s: %w", rec.Dir, err)
 	}
 	w.store = st
 	if w.ledger, err = ledger.Open(filepath.Join(st.Dir(), "ledger"), w.now); err != nil {

@@ -75,6 +75,16 @@ func newEnv(t testing.TB, files map[string]string) *env {
 	return e
 }
 
+// records is where the workspace's records live.
+func (e *env) records() string {
+	e.t.Helper()
+	rec, err := workspace.Locate(e.dir)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rec.Dir
+}
+
 func (e *env) open() *workspace.Workspace {
 	return workspace.Open(e.dir, workspace.Options{Now: fixedNow})
 }
@@ -122,7 +132,7 @@ func (e *env) record(thread, turn, output string) *workspace.Recorded {
 // events reads the ledger file.
 func (e *env) events() []ledger.Event {
 	e.t.Helper()
-	data, err := os.ReadFile(filepath.Join(e.dir, ".ctxd", "ledger", "events.jsonl"))
+	data, err := os.ReadFile(filepath.Join(e.records(), "ledger", "events.jsonl"))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -324,6 +334,8 @@ func TestInvariant1ObservationExcludedFromPolicy(t *testing.T) {
 // verify flags decisions made under another config.
 func TestConfigPinnedAndReplayed(t *testing.T) {
 	e := newEnv(t, nil)
+	writeConfig(t, e.dir, `{"schema_version": "1"}`)
+	e.w = e.open()
 	e.mustBuild(request("first", "th", "1", ""))
 	d := decision(t, e.events()[1])
 	if d.Boundary.ContextConfigDigest != e.w.ConfigDigest() || d.ContextSpec.Retrieval.Normalization.ConfigDigest != e.w.ConfigDigest() {
@@ -388,7 +400,7 @@ func TestConcurrentThreadBuilds(t *testing.T) {
 func TestCrashRecovery(t *testing.T) {
 	e := newEnv(t, nil)
 	e.mustBuild(request("first", "th", "1", ""))
-	ledgerFile := filepath.Join(e.dir, ".ctxd", "ledger", "events.jsonl")
+	ledgerFile := filepath.Join(e.records(), "ledger", "events.jsonl")
 	f, err := os.OpenFile(ledgerFile, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -397,7 +409,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	tmp := filepath.Join(e.dir, ".ctxd", "artifacts", "contexts", ".deadbeef.123.tmp")
+	tmp := filepath.Join(e.records(), "artifacts", "contexts", ".deadbeef.123.tmp")
 	if err := os.WriteFile(tmp, []byte(`{"half":`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -431,22 +443,23 @@ func TestTamperDetected(t *testing.T) {
 	if r, err := workspace.Verify(e.dir, ledger.ModeLedger); err != nil || !r.OK {
 		t.Fatalf("ledger replay before tampering: %v %+v", err, r)
 	}
+	recs := e.records()
 	targets := map[string]string{
-		"ledger":     filepath.Join(".ctxd", "ledger", "events.jsonl"),
-		"audit":      filepath.Join(".ctxd", "audit.jsonl"),
-		"projection": filepath.Join(".ctxd", workspace.ProjectionFile),
+		"ledger":     filepath.Join("ledger", "events.jsonl"),
+		"audit":      "audit.jsonl",
+		"projection": workspace.ProjectionFile,
 	}
 	for _, kind := range []string{"contexts", "context_policies", "prompts"} {
-		m, _ := filepath.Glob(filepath.Join(e.dir, ".ctxd", "artifacts", kind, "*.json"))
+		m, _ := filepath.Glob(filepath.Join(recs, "artifacts", kind, "*.json"))
 		if len(m) == 0 {
 			t.Fatalf("no %s artifact", kind)
 		}
-		rel, _ := filepath.Rel(e.dir, m[0])
+		rel, _ := filepath.Rel(recs, m[0])
 		targets[kind] = rel
 	}
 	for source, rel := range targets {
 		t.Run(source, func(t *testing.T) {
-			path := filepath.Join(e.dir, rel)
+			path := filepath.Join(recs, rel)
 			orig, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -472,13 +485,13 @@ func TestTamperDetected(t *testing.T) {
 	}
 }
 
-// TestProjectionKeptByBuilds: once .ctxd/ledger.sqlite exists, every build
+// TestProjectionKeptByBuilds: once the records' ledger.sqlite exists, every build
 // and recorded execution rewrites it, so verification still passes; a
 // forged row is a mismatch until RepairProjection rebuilds the file.
 func TestProjectionKeptByBuilds(t *testing.T) {
 	e := newEnv(t, nil)
 	e.mustBuild(request("first", "th", "1", ""))
-	proj := filepath.Join(e.dir, ".ctxd", workspace.ProjectionFile)
+	proj := filepath.Join(e.records(), workspace.ProjectionFile)
 	if _, err := os.Stat(proj); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a build created the projection: %v", err)
 	}
@@ -584,11 +597,11 @@ func TestThreadRefErrors(t *testing.T) {
 	}
 }
 
-// TestUnwritableStateFailsClosed: when .ctxd cannot hold the record, no
+// TestUnwritableStateFailsClosed: when the record cannot be written, no
 // bundle leaves ctxd.
 func TestUnwritableStateFailsClosed(t *testing.T) {
 	e := newEnv(t, nil)
-	artifacts := filepath.Join(e.dir, ".ctxd", "artifacts")
+	artifacts := filepath.Join(e.records(), "artifacts")
 	if err := os.MkdirAll(filepath.Dir(artifacts), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -607,8 +620,10 @@ func TestUnwritableStateFailsClosed(t *testing.T) {
 // loads its configuration but writes nothing until a build.
 func TestOpenWritesNothing(t *testing.T) {
 	e := newEnv(t, nil)
-	if _, err := os.Stat(filepath.Join(e.dir, ".ctxd")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf(".ctxd exists after Open: %v", err)
+	writeConfig(t, e.dir, `{"schema_version": "1"}`)
+	e.w = e.open()
+	if _, err := os.Stat(filepath.Join(e.dir, ".ctxd", ".gitignore")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf(".ctxd/.gitignore exists after Open: %v", err)
 	}
 	if e.w.ConfigDigest() == "" || e.w.ConfigErr() != nil {
 		t.Errorf("config not loaded at Open: digest %q, err %v", e.w.ConfigDigest(), e.w.ConfigErr())
@@ -626,7 +641,7 @@ func TestContextArtifact(t *testing.T) {
 	writeConfig(t, e.dir, `{"schema_version": "1", "policy": {"schema": "ctxd.context_policy.v1", "namespaces": {"all": ["**"]}, "ordering": "lexicographic"}}`)
 	e.w = e.open()
 	res := e.mustBuild(request("first", "", "", ""))
-	m, _ := filepath.Glob(filepath.Join(e.dir, ".ctxd", "artifacts", "contexts", "*.json"))
+	m, _ := filepath.Glob(filepath.Join(e.records(), "artifacts", "contexts", "*.json"))
 	if len(m) != 1 {
 		t.Fatalf("%d context artifacts, want 1", len(m))
 	}
@@ -675,7 +690,7 @@ func TestContextArtifact(t *testing.T) {
 			t.Errorf("items not in lexicographic order: %q before %q", a.Selection.Items[i-1].Path, a.Selection.Items[i].Path)
 		}
 	}
-	audit, err := os.ReadFile(filepath.Join(e.dir, ".ctxd", "audit.jsonl"))
+	audit, err := os.ReadFile(filepath.Join(e.records(), "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,7 +709,7 @@ func TestContextArtifact(t *testing.T) {
 func TestDeletedArtifactDetected(t *testing.T) {
 	e := newEnv(t, nil)
 	e.mustBuild(request("first", "", "", ""))
-	m, _ := filepath.Glob(filepath.Join(e.dir, ".ctxd", "artifacts", "contexts", "*.json"))
+	m, _ := filepath.Glob(filepath.Join(e.records(), "artifacts", "contexts", "*.json"))
 	if len(m) != 1 {
 		t.Fatalf("%d context artifacts, want 1", len(m))
 	}

@@ -24,14 +24,26 @@ var gitignoreLines = []string{
 	"*.torn-*",
 }
 
+// selfIgnore is the line a .gitignore ctxd creates ends with: the file
+// ignores itself, so that a build leaves `git status` clean in a workspace
+// that committed only its config.json (git reads an ignored .gitignore all
+// the same). It is never appended to an existing file: one a team
+// committed would then change. A team that wants the file in its
+// repository adds it with `git add -f`.
+const selfIgnore = ".gitignore"
+
 // ensureGitignore writes .gitignore in the state directory when it is
 // absent, or appends the ctxd lines it lacks, keeping every user line.
 func ensureGitignore(r *os.Root) error {
 	old, err := r.ReadFile(".gitignore")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	absent := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !absent {
 		return fmt.Errorf("reading %s/.gitignore: %w", Dir, err)
 	}
 	next, changed := mergeGitignore(string(old))
+	if absent {
+		next += selfIgnore + "\n"
+	}
 	if !changed {
 		return nil
 	}

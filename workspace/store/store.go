@@ -70,9 +70,10 @@ var (
 // for concurrent use, also by several processes: writes are atomic
 // renames of complete files.
 type Store struct {
-	root string   // absolute workspace root
-	dir  string   // absolute <root>/.ctxd
-	fsys *os.Root // handle on dir
+	root   string   // absolute workspace root; "" for [OpenDir]
+	dir    string   // absolute <root>/.ctxd, or OpenDir's directory
+	prefix string   // what Path puts before artifacts/: ".ctxd" or ""
+	fsys   *os.Root // handle on dir
 
 	// synced is, per kind, the artifact this store last wrote or synced:
 	// the one a repeated build (same inputs, same second) stores again,
@@ -89,8 +90,8 @@ type Store struct {
 
 // Open returns the store of the workspace at root, creating <root>/.ctxd
 // (mode 0o700) when absent. It writes .ctxd/.gitignore when it is absent
-// or lacks one of ctxd's lines (appending, never removing the user's
-// lines), and removes temp files (*.tmp) a crash left under
+// (ignoring itself too) or lacks one of ctxd's lines (appending, never
+// removing the user's lines), and removes temp files (*.tmp) a crash left under
 // .ctxd/artifacts. It fails with [ErrUnsafeDir] when .ctxd is a symlink
 // or not a directory.
 //
@@ -111,7 +112,38 @@ func Open(root string) (*Store, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("opening the ctxd store: workspace root %s is not a directory", abs)
 	}
-	dir := filepath.Join(abs, Dir)
+	s, err := openAt(filepath.Join(abs, Dir), Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.root = abs
+	if err := ensureGitignore(s.fsys); err != nil {
+		s.fsys.Close()
+		return nil, fmt.Errorf("opening the ctxd store: %w", err)
+	}
+	return s, nil
+}
+
+// OpenDir returns a store kept in dir, outside any workspace: the records
+// of a workspace that did not opt in live in the user's state directory
+// (see workspace.Locate). It creates dir and its parents (mode 0o700)
+// when absent, writes no .gitignore (nothing there is in a repository)
+// and removes stale temp files as [Open] does. [Store.Root] is "" and
+// [Store.Path] names artifacts relative to dir. It fails with
+// [ErrUnsafeDir] when dir is a symlink or not a directory.
+func OpenDir(dir string) (*Store, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("opening the ctxd store: %q is not an absolute path", dir)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, fmt.Errorf("opening the ctxd store: %w", err)
+	}
+	return openAt(filepath.Clean(dir), "")
+}
+
+// openAt opens the state directory dir, creating it when absent; prefix
+// is what [Store.Path] puts before "artifacts/".
+func openAt(dir, prefix string) (*Store, error) {
 	want, err := ensureDir(dir)
 	if err != nil {
 		return nil, err
@@ -121,22 +153,17 @@ func Open(root string) (*Store, error) {
 		return nil, fmt.Errorf("opening the ctxd store: %w", err)
 	}
 	// The directory checked above and the one opened must be the same:
-	// otherwise .ctxd was swapped (for a symlink, say) in between.
+	// otherwise it was swapped (for a symlink, say) in between.
 	got, err := fsys.Stat(".")
 	if err != nil || !os.SameFile(want, got) {
 		fsys.Close()
 		return nil, fmt.Errorf("opening the ctxd store: %s changed while being opened: %w", dir, ErrUnsafeDir)
 	}
-	s := &Store{root: abs, dir: dir, fsys: fsys}
-	if err := ensureGitignore(fsys); err != nil {
-		fsys.Close()
-		return nil, fmt.Errorf("opening the ctxd store: %w", err)
-	}
 	if err := removeStaleTemps(fsys); err != nil {
 		fsys.Close()
 		return nil, fmt.Errorf("opening the ctxd store: %w", err)
 	}
-	return s, nil
+	return &Store{dir: dir, prefix: prefix, fsys: fsys}, nil
 }
 
 // ensureDir creates dir when absent and returns its info; it refuses a
@@ -192,10 +219,12 @@ func removeStaleTemps(fsys *os.Root) error {
 // after Close.
 func (s *Store) Close() error { return s.fsys.Close() }
 
-// Root returns the absolute workspace root.
+// Root returns the absolute workspace root; "" for a store opened with
+// [OpenDir].
 func (s *Store) Root() string { return s.root }
 
-// Dir returns the absolute path of the state directory, <root>/.ctxd.
+// Dir returns the absolute path of the state directory: <root>/.ctxd, or
+// the directory given to [OpenDir].
 func (s *Store) Dir() string { return s.dir }
 
 // Put stores v as an artifact of the given kind and returns its name: the
@@ -313,15 +342,17 @@ func (s *Store) Get(kind Kind, sha string) ([]byte, error) {
 	return data, nil
 }
 
-// Path returns the workspace-relative, slash-separated path of an
-// artifact, ".ctxd/artifacts/<kind>/<sha>.json", as recorded in audit
-// events. It touches no file. It returns "" when kind or sha is invalid
+// Path returns the slash-separated path of an artifact as reported to
+// clients: workspace-relative, ".ctxd/artifacts/<kind>/<sha>.json", for a
+// store in the workspace; relative to the state directory,
+// "artifacts/<kind>/<sha>.json", for one opened with [OpenDir], so that
+// no output carries the user's home directory. It touches no file. It returns "" when kind or sha is invalid
 // (see [ErrInvalidName]), so that it never forms a path from a bad name.
 func (s *Store) Path(kind Kind, sha string) string {
 	if !kind.valid() || !isSHA256(sha) {
 		return ""
 	}
-	return path.Join(Dir, artifactsDir, string(kind), sha+".json")
+	return path.Join(s.prefix, artifactsDir, string(kind), sha+".json")
 }
 
 // isSHA256 reports whether s is 64 lowercase hex digits.
