@@ -6,18 +6,22 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
-// TestMain keeps the user's own ctxd config (secret rules) out of the
-// tests: the binaries the tests start look the default rules file up under
-// a fresh config directory.
+// TestMain keeps the user's own ctxd config (secret rules) and state
+// (records) out of the tests: the binaries the tests start look both up
+// under a fresh directory.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ctxd-config-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	// Builds in workspaces that did not opt in record under the state
+	// directory: a fresh one, not the user's.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -359,6 +359,7 @@ func (c *rootCache) save() error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("creating cache directory: %w", err)
 	}
+	removeStaleTemps(filepath.Dir(c.path))
 	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing index cache: %w", err)
@@ -375,6 +376,22 @@ func (c *rootCache) save() error {
 		return fmt.Errorf("writing index cache: %w", err)
 	}
 	return nil
+}
+
+// staleTemp is the age after which a temporary cache file is a leftover:
+// a process that ended while saving (the server gives a save a grace
+// period on exit, then leaves). A save in progress elsewhere is far
+// younger: a cache of 100,000 files is written in seconds.
+const staleTemp = time.Hour
+
+// removeStaleTemps deletes the leftover temporary files of dir.
+func removeStaleTemps(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	for _, n := range names {
+		if fi, err := os.Lstat(n); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTemp {
+			os.Remove(n)
+		}
+	}
 }
 
 // writeCache writes the magic, a checksum placeholder and the encoded

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -498,4 +500,46 @@ func names(f *File) string {
 func itoa3(i int) string {
 	s := "00" + strconv.Itoa(i)
 	return s[len(s)-3:]
+}
+
+// TestCacheRemovesStaleTemps: saving the cache deletes the temporary files
+// an interrupted save left an hour or more ago, and keeps younger ones (a
+// save in progress in another process).
+func TestCacheRemovesStaleTemps(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n")
+	cacheDir := t.TempDir()
+	x, _ := indexDir(t, dir, Options{CacheDir: cacheDir})
+	x.Close()
+	var cacheFiles []string
+	filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".cache") {
+			cacheFiles = append(cacheFiles, p)
+		}
+		return nil
+	})
+	if len(cacheFiles) != 1 {
+		t.Fatalf("cache files %q, want one", cacheFiles)
+	}
+	sub := filepath.Dir(cacheFiles[0])
+	old, young := filepath.Join(sub, ".tmp-old"), filepath.Join(sub, ".tmp-young")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * staleTemp)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n\nfunc B() {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	y, _ := indexDir(t, dir, Options{CacheDir: cacheDir})
+	y.Close()
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("the young temporary file is gone: %v", err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
 )
 
@@ -393,6 +394,36 @@ func TestFormatMarkdown(t *testing.T) {
 	}
 }
 
+// recordsDir is where a build in root records: the user's state
+// directory for a workspace that did not opt in.
+func recordsDir(t *testing.T, root string) string {
+	t.Helper()
+	rec, err := workspace.Locate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Dir
+}
+
+// TestFormatSummaryOptedIn: a workspace with .ctxd/config.json records in
+// its own .ctxd/, and the summary says so.
+func TestFormatSummaryOptedIn(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".ctxd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".ctxd", "config.json"), []byte(`{"schema_version": "1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := formatSummary(&buf, sampleResult(), root); err != nil {
+		t.Fatal(err)
+	}
+	if want := "recorded:  " + filepath.Join(root, ".ctxd") + "/ "; !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+}
+
 func TestFormatSummary(t *testing.T) {
 	var buf bytes.Buffer
 	if err := formatSummary(&buf, sampleResult(), "ws"); err != nil {
@@ -410,7 +441,7 @@ func TestFormatSummary(t *testing.T) {
 		"  P1  symbol  dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
 		"left out (1): not sent to the model\n  .env  deny_rule  the never-send rule \"**/*.env\" of the context contract (environment files, which hold secrets)\n",
 		"redactions (1): sent, but changed (secrets masked, bodies sliced)\n  content_sliced  dep.go  budget  SIGNATURES_ONLY\n",
-		"recorded:  ws/.ctxd/ (the bundle under artifacts/contexts/, the event in audit.jsonl)\n           'ctxd verify --root ws' checks what was recorded\n",
+		"recorded:  " + recordsDir(t, "ws") + "/ (the bundle under artifacts/contexts/, the event in audit.jsonl)\n           'ctxd verify --root ws' checks what was recorded\n",
 		"fingerprints (sha256; the same inputs give the same values):\n  files     fp-index  the workspace's files and contents (project_index_fingerprint)\n",
 		"  settings  fp-config  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n",
 		"  bundle    fp-bundle  the blocks above (bundle_fingerprint)\n",

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // formatSummary writes a compact human report of r for someone who has
@@ -113,7 +114,12 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	writeTable(bw, rows)
 
 	if root != "" {
+		// Where the build recorded: the workspace's .ctxd/ when it opted
+		// in, else the user's state directory (workspace.Locate).
 		dir := filepath.Join(root, ".ctxd")
+		if rec, err := workspace.Locate(root); err == nil && !rec.InWorkspace {
+			dir = rec.Dir
+		}
 		fmt.Fprintf(bw, "\nrecorded:  %s%c (the bundle under artifacts/contexts/, the event in audit.jsonl)\n", oneLine(dir), filepath.Separator)
 		fmt.Fprintf(bw, "           'ctxd verify --root %s' checks what was recorded\n", oneLine(root))
 	}

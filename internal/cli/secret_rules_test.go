@@ -10,15 +10,18 @@ import (
 	"github.com/ctxd/ctxd/index/indextest"
 )
 
-// TestMain keeps the user's own ctxd config (secret rules) out of the
-// tests: the default rules file is looked up under a fresh config
-// directory, also by the binaries the e2e tests start.
+// TestMain keeps the user's own ctxd config (secret rules) and state
+// (records) out of the tests: both are looked up under a fresh directory,
+// also by the binaries the tests start.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ctxd-config-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	// Builds in workspaces that did not opt in record under the state
+	// directory: a fresh one, not the user's.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
