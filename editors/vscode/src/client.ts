@@ -17,6 +17,7 @@ import {
 } from "vscode-languageclient/node";
 import { ClientId } from "./ids";
 import { lookupServer, parseVersion, serverArgs, type BinarySource } from "./lookup";
+import { decideProtocol, parseVersionJson, versionWord, type VersionReport } from "./protocol";
 import { negotiatedEncoding, type PositionEncoding } from "./encoding";
 import { advertises, CtxdCommands, errorMessage } from "./rpc";
 
@@ -53,10 +54,10 @@ function isFile(p: string): boolean {
   }
 }
 
-/** Runs `<binary> version` with a timeout and returns its version line. */
-export function checkVersion(binary: string, timeoutMs = versionTimeoutMs): Promise<string> {
+/** Runs `<binary> version [args]` with a timeout; rejects with the message the user sees. */
+function runVersion(binary: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(binary, ["version"], { timeout: timeoutMs, windowsHide: true, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
+    execFile(binary, ["version", ...args], { timeout: timeoutMs, windowsHide: true, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
       if (err) {
         const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
         if (e.code === "ENOENT") {
@@ -67,22 +68,52 @@ export function checkVersion(binary: string, timeoutMs = versionTimeoutMs): Prom
           reject(new ServerStartError(`${binary} did not answer \`ctxd version\` within ${timeoutMs / 1000} s`, true));
         } else {
           const detail = String(stderr).trim().split(/\r?\n/)[0] || e.message;
-          reject(new ServerStartError(`\`${binary} version\` failed: ${detail}`, true));
+          reject(new ServerStartError(`\`${binary} version${args.map((a) => " " + a).join("")}\` failed: ${detail}`, true));
         }
         return;
       }
-      const version = parseVersion(String(stdout));
-      if (version === undefined) {
-        reject(new ServerStartError(`${binary} is not ctxd: \`version\` printed something else`, true));
-        return;
-      }
-      resolve(version);
+      resolve(String(stdout));
     });
   });
 }
 
-/** Finds the binary per the settings and checks that it is a working ctxd. */
-export async function resolveServer(extensionPath: string): Promise<ServerBinary> {
+/** What a binary said about itself. */
+export interface VersionCheck {
+  /** The line to log: "ctxd 1.2.3 (commit …, platform)". */
+  line: string;
+  report: VersionReport;
+}
+
+/**
+ * Asks a binary `ctxd version --json`; a binary whose output is not that
+ * JSON is asked plain `ctxd version`, whose line must be ctxd's.
+ */
+export async function checkVersion(binary: string, timeoutMs = versionTimeoutMs): Promise<VersionCheck> {
+  let json: string | undefined;
+  try {
+    json = await runVersion(binary, ["--json"], timeoutMs);
+  } catch (err) {
+    // A missing, unrunnable or hanging binary fails the same way without
+    // the flag; only a failed flag is worth a second try.
+    if (!(err instanceof ServerStartError) || !/ failed: /.test(err.message)) {
+      throw err;
+    }
+  }
+  const report = json === undefined ? undefined : parseVersionJson(json);
+  if (report !== undefined) {
+    const extra = [report.commit === undefined ? undefined : `commit ${report.commit}`, report.platform].filter((x) => x !== undefined);
+    return { line: `ctxd ${report.version}${extra.length > 0 ? ` (${extra.join(", ")})` : ""}`, report };
+  }
+  const line = parseVersion(await runVersion(binary, [], timeoutMs));
+  const word = line === undefined ? undefined : versionWord(line);
+  if (line === undefined || word === undefined) {
+    throw new ServerStartError(`${binary} is not ctxd: \`version\` printed something else`, true);
+  }
+  return { line, report: { version: word } };
+}
+
+/** Finds the binary per the settings, checks that it is a working ctxd and that the extension speaks its protocol. */
+export async function resolveServer(extensionPath: string, output?: vscode.LogOutputChannel): Promise<ServerBinary> {
   const config = vscode.workspace.getConfiguration("ctxd");
   const found = lookupServer({
     configured: config.get<string | null>("server.path"),
@@ -95,8 +126,15 @@ export async function resolveServer(extensionPath: string): Promise<ServerBinary
   if (!found.ok) {
     throw new ServerStartError(found.message, true);
   }
-  const version = await checkVersion(found.path);
-  return { path: found.path, source: found.source, version };
+  const checked = await checkVersion(found.path);
+  const decision = decideProtocol(checked.report, found.source);
+  if (decision.kind === "mismatch") {
+    throw new ServerStartError(`${found.path}: ${decision.message}`, true);
+  }
+  if (decision.kind === "unknown") {
+    output?.warn(`${found.path}: ${decision.message}`);
+  }
+  return { path: found.path, source: found.source, version: checked.line };
 }
 
 /** The language client for a binary. Nothing is started here. */
@@ -190,7 +228,7 @@ export class ServerSession implements vscode.Disposable {
     this.setState("starting");
     let client: LanguageClient | undefined;
     try {
-      const binary = await resolveServer(this.extensionPath);
+      const binary = await resolveServer(this.extensionPath, this.output);
       this.output.info(`starting ${binary.path} (found by ${binary.source}): ${binary.version}`);
       client = createClient(binary, this.output);
       this.client = client;

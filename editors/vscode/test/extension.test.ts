@@ -312,4 +312,27 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     await until("the stopped status", () => status().text === "$(circle-slash) ctxd");
     assert.equal(status().command, ClientCommands.showOutput);
   });
+
+  it("a server of another protocol is refused with a notification", { skip: process.platform === "win32" }, async () => {
+    await ext.deactivate();
+    subscriptions.splice(0).forEach((s) => s.dispose());
+    fake.recorded.messages.splice(0);
+    // A stand-in binary that reports a release of another major and would
+    // fail the test if it were ever started as the server.
+    const other = path.join(workspace, "other-ctxd");
+    fs.writeFileSync(
+      other,
+      '#!/bin/sh\nif [ "$1" = version ]; then\n  printf \'{"version": "v99.0.0", "commit": "abc", "platform": "linux/amd64"}\\n\'\n  exit 0\nfi\necho "started as a server" >&2\nexit 3\n',
+      { mode: 0o755 },
+    );
+    fake.settings.set("ctxd.server.path", other);
+    ext.activate({ extensionPath: extensionRoot, subscriptions });
+    await until("the error", () => fake.recorded.messages.some((m) => m.message.startsWith("ctxd could not start: ")));
+    const shown = fake.recorded.messages.find((m) => m.message.startsWith("ctxd could not start: "))!;
+    assert.equal(shown.level, "error");
+    assert.match(shown.message, /other-ctxd: ctxd v99\.0\.0 is a 99\.x release, but this extension speaks the protocol of ctxd 0\.x: set ctxd\.server\.path to a matching ctxd/);
+    assert.deepEqual(shown.actions, ["Open Settings", "Show Output"]);
+    const log = fake.outputChannels[fake.outputChannels.length - 1].lines.join("\n");
+    assert.doesNotMatch(log, /starting .*other-ctxd/);
+  });
 });
