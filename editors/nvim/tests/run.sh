@@ -35,6 +35,7 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/bin" "$scratch/xdg/config" "$scratch/xdg/data" "$scratch/xdg/state" "$scratch/xdg/cache"
 ln -s "$bin" "$scratch/bin/ctxd"
 
+path_without_ctxd="$PATH"
 export PATH="$scratch/bin:$PATH"
 export XDG_CONFIG_HOME="$scratch/xdg/config" XDG_DATA_HOME="$scratch/xdg/data"
 export XDG_STATE_HOME="$scratch/xdg/state" XDG_CACHE_HOME="$scratch/xdg/cache"
@@ -52,3 +53,15 @@ fi
 ${limit[@]+"${limit[@]}"} "$nvim" --headless -u NONE -i NONE --noplugin \
   -c "set rtp+=$plugin" \
   -c "luafile tests/run.lua" </dev/null
+
+# The install the docs give for a plugin manager, in a fresh Neovim: a
+# lazy.nvim-style spec over a local directory laid out like the repository
+# (editors/nvim and bin/ctxd, both links), with ctxd NOT on PATH, so only
+# the spec's vim.g.ctxd.cmd can find the binary. No network: nothing is
+# cloned or downloaded.
+mkdir -p "$scratch/repo/editors" "$scratch/repo/bin"
+ln -s "$plugin" "$scratch/repo/editors/nvim"
+ln -s "$bin" "$scratch/repo/bin/ctxd"
+PATH="$path_without_ctxd" CTXD_REPO="$scratch/repo" \
+  ${limit[@]+"${limit[@]}"} "$nvim" --headless -u NONE -i NONE --noplugin \
+  -c "luafile tests/lazy_spec.lua" </dev/null
