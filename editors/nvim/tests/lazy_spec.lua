@@ -120,6 +120,9 @@ test(":checkhealth ctxd reports no errors for a buffer of a workspace", function
     return c ~= nil and c.initialized
   end, "the ctxd client to attach and initialize")
   vim.cmd("checkhealth ctxd")
+  -- Headless, :checkhealth leaves its "Running healthchecks..." on stdout
+  -- without a newline; end it, so that the result line stands alone.
+  io.stdout:write("\n")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   check(not text:find("ERROR", 1, true), "errors in:\n" .. text)
   check(text:find("ctxd version: ctxd", 1, true), "no version line in:\n" .. text)
