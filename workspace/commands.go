@@ -7,6 +7,14 @@ import (
 	"time"
 )
 
+// ProtocolVersion is the version of the command protocol every front end
+// speaks: the ctxd.* commands' names, arguments and results (the same
+// over LSP, MCP and the CLI's JSON). It is bumped when a change would
+// break a client built for the previous one; `ctxd version --json`
+// reports it, and tools/gencontract gives it to the editor clients, which
+// refuse a server that speaks another.
+const ProtocolVersion = 1
+
 // Command declares one ctxd command once for every front end: its wire
 // name, argument and result types, title and documentation. The LSP
 // front end dispatches workspace/executeCommand by it, tools/gencontract

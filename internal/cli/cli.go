@@ -29,6 +29,7 @@ import (
 
 	"github.com/ctxd/ctxd/internal/memlimit"
 	"github.com/ctxd/ctxd/server"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Version and Commit are what the binary was stamped with: the Makefile
@@ -284,10 +285,14 @@ type buildInfo struct {
 	Commit    string `json:"commit"`
 	GoVersion string `json:"go_version"`
 	Platform  string `json:"platform"`
+	// ProtocolVersion is the command protocol's version
+	// (workspace.ProtocolVersion), which a client checks before it
+	// starts the server.
+	ProtocolVersion int `json:"protocol_version"`
 }
 
 func readBuildInfo() buildInfo {
-	bi := buildInfo{Version: versionString(), Commit: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	bi := buildInfo{Version: versionString(), Commit: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, ProtocolVersion: workspace.ProtocolVersion}
 	if Commit != "" {
 		bi.Commit = Commit
 		return bi
@@ -321,7 +326,7 @@ func versionString() string {
 
 func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("version", "version [--json]", stderr, stdout)
-	asJSON := fs.Bool("json", false, "print a JSON object {version, commit, go_version, platform}")
+	asJSON := fs.Bool("json", false, "print a JSON object {version, commit, go_version, platform, protocol_version}")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

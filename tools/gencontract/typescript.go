@@ -47,6 +47,7 @@ func (m *model) typescript() []byte {
 		fmt.Fprintf(&b, "export const %s = [%s] as const;\nexport type %s = (typeof %s)[number];\n\n", e.consts, jsList(e.values), e.typ, e.consts)
 	}
 	b.WriteString("/** JSON-RPC error code of a refusal (RequestFailed); its data is a Refusal. */\nexport const CodeRefused = -32803;\n")
+	fmt.Fprintf(&b, "/** The command protocol this client speaks: `ctxd version --json` reports the server's. */\nexport const ProtocolVersion = %d;\n", workspace.ProtocolVersion)
 	for _, name := range m.order {
 		it := m.ifaces[name]
 		ext := ""

@@ -123,6 +123,8 @@ export type SkipReason = (typeof SkipReasons)[number];
 
 /** JSON-RPC error code of a refusal (RequestFailed); its data is a Refusal. */
 export const CodeRefused = -32803;
+/** The command protocol this client speaks: `ctxd version --json` reports the server's. */
+export const ProtocolVersion = 1;
 
 export interface BuildRequest {
   purpose: Purpose;

@@ -3,9 +3,10 @@
 // printed, so every decision is unit-tested without a binary.
 //
 // What "protocol version" means, in order of preference:
-//  1. A `protocol_version` integer in `ctxd version --json`, compared with
-//     ProtocolVersion below. Today's binaries do not print one; the field is
-//     read as soon as they do.
+//  1. The `protocol_version` integer of `ctxd version --json`, compared with
+//     ProtocolVersion (generated into contract.gen.ts from the Go constant
+//     workspace.ProtocolVersion, so the two change together). Binaries
+//     older than the field do not print it.
 //  2. Otherwise the major version of the release (`version`: "v1.4.2",
 //     "1.4.2-rc.1"), compared with ServerMajor: the wire contract the
 //     extension was generated against (contract.gen.ts) only changes
@@ -17,10 +18,11 @@
 // A binary bundled with the extension (server/ctxd) was built with it and
 // always matches.
 
+import { ProtocolVersion } from "./contract.gen";
 import type { BinarySource } from "./lookup";
 
 /** The `protocol_version` a server must report, when it reports one. */
-export const ProtocolVersion = 1;
+export { ProtocolVersion };
 
 /** The ctxd release major whose protocol the extension speaks (package.json's major; a test keeps them equal). */
 export const ServerMajor = 0;
