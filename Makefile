@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint
+.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint dist dist-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -94,3 +94,25 @@ lint: ## gofmt and go vet (and staticcheck when installed)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: skipped"; fi
+
+# Release packaging (docs/install.md). DIST_VERSION is the one version of a release:
+# `ctxd version`, the .vsix manifests and the file names carry it.
+DIST_VERSION ?= $(shell tools/dist/version.sh 2>/dev/null || echo 0.0.0-devel)
+DIST_TARGETS ?= linux-x64 linux-arm64
+
+dist: ## release artifacts in dist/: cgo binaries, .tar.gz/.zip archives, per-target and universal .vsix, SHA256SUMS (DIST_TARGETS)
+	GO=$(GO) DIST_VERSION=$(DIST_VERSION) DIST_TARGETS="$(DIST_TARGETS)" tools/dist/dist.sh
+
+# dist-check builds twice and compares: the first build into dist.first/, the second into
+# dist/. DIST_CHECK_GOCACHE=fresh (the default) gives each build its own empty Go build
+# cache, so that the C grammars and every package are compiled twice, not reused; =shared
+# keeps the user's cache (faster: only linking and packaging run twice).
+DIST_CHECK_GOCACHE ?= fresh
+dist-check: ## make dist twice (each with an empty Go build cache) and require byte-identical artifacts
+	@set -e; tmp=$$(mktemp -d); trap 'chmod -R u+w "$$tmp"; rm -rf "$$tmp"' EXIT; \
+	  cache() { if [ "$(DIST_CHECK_GOCACHE)" = fresh ]; then echo "GOCACHE=$$tmp/cache$$1"; else echo "GOCACHE=$$($(GO) env GOCACHE)"; fi; }; \
+	  rm -rf dist.first; \
+	  env $$(cache 1) $(MAKE) --no-print-directory dist DIST_VERSION=$(DIST_VERSION); mv dist dist.first; \
+	  env $$(cache 2) $(MAKE) --no-print-directory dist DIST_VERSION=$(DIST_VERSION); \
+	  if diff -r dist.first dist; then echo "dist-check: the two builds are byte-identical:"; cat dist/SHA256SUMS; \
+	  else echo "dist-check: the two builds differ (above)"; exit 1; fi
