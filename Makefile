@@ -98,7 +98,7 @@ lint: ## gofmt and go vet (and staticcheck when installed)
 # Release packaging (docs/install.md). DIST_VERSION is the one version of a release:
 # `ctxd version`, the .vsix manifests and the file names carry it.
 DIST_VERSION ?= $(shell tools/dist/version.sh 2>/dev/null || echo 0.0.0-devel)
-DIST_TARGETS ?= linux-x64 linux-arm64
+DIST_TARGETS ?= linux-x64 linux-arm64 win32-x64
 
 dist: ## release artifacts in dist/: cgo binaries, .tar.gz/.zip archives, per-target and universal .vsix, SHA256SUMS (DIST_TARGETS)
 	GO=$(GO) DIST_VERSION=$(DIST_VERSION) DIST_TARGETS="$(DIST_TARGETS)" tools/dist/dist.sh

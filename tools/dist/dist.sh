@@ -17,7 +17,7 @@
 # from Debian when running as root, as .ci/run does for its needs.
 #
 # Environment: GO (go), DIST_DIR (dist), DIST_VERSION (tools/dist/version.sh),
-# DIST_TARGETS (VS Code target names; default "linux-x64 linux-arm64", see below).
+# DIST_TARGETS (VS Code target names; default "linux-x64 linux-arm64 win32-x64").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -29,10 +29,7 @@ commit=$(git rev-parse HEAD)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}
 export TZ=UTC LC_ALL=C
 umask 022
-# win32-x64 is not in the default: workspace/ledger locks files with
-# syscall.Flock, which Windows lacks, so ctxd does not compile for Windows
-# yet. DIST_TARGETS="linux-x64 linux-arm64 win32-x64" builds it once it does.
-targets=${DIST_TARGETS:-linux-x64 linux-arm64}
+targets=${DIST_TARGETS:-linux-x64 linux-arm64 win32-x64}
 start=$(date +%s)
 step() { echo "== dist [$(($(date +%s) - start))s] $*"; }
 

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/gowebpki/jcs"
@@ -79,7 +78,7 @@ func (j *journal) recoverOnOpen() error {
 	} else if err != nil {
 		return fmt.Errorf("checking journal %s: %w", j.path, err)
 	}
-	release, err := j.lock(context.Background(), syscall.LOCK_EX)
+	release, err := j.lock(context.Background(), lockExclusive)
 	if err != nil {
 		return err
 	}
@@ -90,9 +89,9 @@ func (j *journal) recoverOnOpen() error {
 	return nil
 }
 
-// lock takes the semaphore and the file lock (LOCK_EX or LOCK_SH), creating
+// lock takes the semaphore and the file lock (exclusive or shared), creating
 // the lock file when needed. The returned func releases both.
-func (j *journal) lock(ctx context.Context, how int) (func(), error) {
+func (j *journal) lock(ctx context.Context, how lockMode) (func(), error) {
 	select {
 	case j.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -112,30 +111,21 @@ func (j *journal) lock(ctx context.Context, how int) (func(), error) {
 // flockFile opens (creating it, mode 0o600) the lock file and takes an
 // flock on it. Waiting for another holder is abandoned when ctx ends; the
 // abandoned waiter releases the lock as soon as it gets it.
-func flockFile(ctx context.Context, path string, how int) (*os.File, error) {
+func flockFile(ctx context.Context, path string, how lockMode) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening lock file %s: %w", path, err)
 	}
-	fd := int(f.Fd())
-	err = syscall.Flock(fd, how|syscall.LOCK_NB)
-	if err == nil {
-		return f, nil
-	}
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
+	ok, err := tryLock(f, how)
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
+	if ok {
+		return f, nil
+	}
 	done := make(chan error, 1)
-	go func() {
-		for {
-			err := syscall.Flock(fd, how)
-			if !errors.Is(err, syscall.EINTR) {
-				done <- err
-				return
-			}
-		}
-	}()
+	go func() { done <- waitLock(f, how) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -162,7 +152,7 @@ func (j *journal) read(fn func(recs []record) error) error {
 		j.reset()
 		return fn(nil)
 	}
-	f, err := flockFile(context.Background(), j.path+".lock", syscall.LOCK_SH)
+	f, err := flockFile(context.Background(), j.path+".lock", lockShared)
 	if err != nil {
 		return err
 	}
@@ -182,7 +172,7 @@ func (j *journal) update(ctx context.Context, fn func(recs []record) ([]record, 
 	if err := os.MkdirAll(filepath.Dir(j.path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating journal directory: %w", err)
 	}
-	release, err := j.lock(ctx, syscall.LOCK_EX)
+	release, err := j.lock(ctx, lockExclusive)
 	if err != nil {
 		return nil, err
 	}
@@ -633,14 +623,8 @@ func nextPrev(recs []record) string {
 func readShared(path string) (data []byte, exists bool, err error) {
 	if lf, err := os.Open(path + ".lock"); err == nil {
 		defer lf.Close()
-		for {
-			err := syscall.Flock(int(lf.Fd()), syscall.LOCK_SH)
-			if !errors.Is(err, syscall.EINTR) {
-				if err != nil {
-					return nil, false, fmt.Errorf("locking %s.lock: %w", path, err)
-				}
-				break
-			}
+		if err := waitLock(lf, lockShared); err != nil {
+			return nil, false, fmt.Errorf("locking %s.lock: %w", path, err)
 		}
 	}
 	data, err = os.ReadFile(path)

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // FieldProjection is the Check.Field of a finding about the SQLite
@@ -53,14 +52,8 @@ var contentColumns = map[string]bool{"payload": true, "line": true, "sql": true}
 func readJournalAndProjection(path, projPath string) (data []byte, exists bool, proj []byte, err error) {
 	if lf, err := os.Open(path + ".lock"); err == nil {
 		defer lf.Close()
-		for {
-			err := syscall.Flock(int(lf.Fd()), syscall.LOCK_SH)
-			if !errors.Is(err, syscall.EINTR) {
-				if err != nil {
-					return nil, false, nil, fmt.Errorf("locking %s.lock: %w", path, err)
-				}
-				break
-			}
+		if err := waitLock(lf, lockShared); err != nil {
+			return nil, false, nil, fmt.Errorf("locking %s.lock: %w", path, err)
 		}
 	}
 	data, err = os.ReadFile(path)
