@@ -6,23 +6,11 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testenv"
 )
 
-// TestMain keeps the user's own ctxd config (secret rules) and state
-// (records) out of the tests: the binaries the tests start look both up
-// under a fresh directory.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxd-config-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CONFIG_HOME", dir)
-	// Builds in workspaces that did not opt in record under the state
-	// directory: a fresh one, not the user's.
-	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain gives the tests a configuration and state directory of their
+// own (testenv.Run).
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }

@@ -4,7 +4,6 @@ package e2e
 // official Go SDK's client, as a coding agent's host starts it.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,32 +11,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// lockedBuffer is a child's stderr, written by the exec package's copier.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // mcpProcess is a running `ctxd mcp` with the SDK's client on its pipes.
 type mcpProcess struct {
@@ -45,7 +26,7 @@ type mcpProcess struct {
 	ctx    context.Context
 	cmd    *exec.Cmd
 	cs     *sdk.ClientSession
-	stderr *lockedBuffer
+	stderr *testenv.Buffer
 }
 
 // startMCP starts argv (ctxd mcp, possibly under a tracer) and connects
@@ -55,7 +36,7 @@ func startMCP(t *testing.T, argv ...string) *mcpProcess {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	p := &mcpProcess{t: t, ctx: ctx, cmd: cmd, stderr: &lockedBuffer{}}
+	p := &mcpProcess{t: t, ctx: ctx, cmd: cmd, stderr: &testenv.Buffer{}}
 	cmd.Stderr = p.stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "ctxd-e2e", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
@@ -106,26 +87,6 @@ func (p *mcpProcess) close() int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// exampleCopy copies testdata/example without the records a build left
-// there, resolving links so that paths compare equal to the index's.
-func exampleCopy(t *testing.T) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "example")
-	if err := os.CopyFS(dst, os.DirFS("../testdata/example")); err != nil {
-		t.Fatal(err)
-	}
-	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
-		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir, err := filepath.EvalSymlinks(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // canonicalMember returns the RFC 8785 form of a top-level member of a
 // JSON object, with created_at replaced when asked (a clock no flag
 // pins).
@@ -161,7 +122,7 @@ func canonicalMember(t *testing.T, data []byte, name, createdAt string) string {
 // stdout, keeps file contents out of its log and exits 0 at end of input.
 func TestE2EMCPSameBundle(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000") // pins created_at for ctxd build and ctxd mcp
-	dir := exampleCopy(t)
+	dir := testenv.ExampleCopy(t)
 	cache := t.TempDir()
 	const intent = "List returns the items sorted by name, then SKU"
 	code, cliJSON, stderr := ctxdRun(t, "build", "--root", dir, "--cache-dir", cache, "--format", "json", "--purpose", "diff",
@@ -241,7 +202,7 @@ func TestE2EMCPSameBundle(t *testing.T) {
 func TestNoNetworkSyscallsMCP(t *testing.T) {
 	strace := straceOrSkip(t)
 	straceControl(t, strace)
-	dir := exampleCopy(t)
+	dir := testenv.ExampleCopy(t)
 	trace := filepath.Join(t.TempDir(), "ctxd-mcp.strace")
 	p := startMCP(t, straceArgs(strace, trace, binary(t), "mcp", "--root", dir, "--cache-dir", t.TempDir(), "--log-level", "debug")...)
 	request := map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s", "target_files": []string{"internal/store/store.go"}},

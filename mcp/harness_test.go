@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,24 +22,6 @@ import (
 // the same bytes.
 var fixedNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // session is a server on root and an SDK client connected to it over the
 // SDK's in-memory transport.
 type session struct {
@@ -48,7 +29,7 @@ type session struct {
 	ctx  context.Context
 	srv  *Server
 	cs   *sdk.ClientSession
-	logs *syncBuffer
+	logs *testenv.Buffer
 	// outputs is every text and structuredContent the client received,
 	// for the leak checks.
 	outputs []string
@@ -57,9 +38,9 @@ type session struct {
 // newServer creates a server on root with debug logs into a buffer, no
 // persisted index and a pinned clock; setup may change it before the
 // client connects.
-func newServer(t *testing.T, root string) (*Server, *syncBuffer) {
+func newServer(t *testing.T, root string) (*Server, *testenv.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	srv, err := New(Options{
 		Root:    root,
 		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -78,7 +59,7 @@ func newServer(t *testing.T, root string) (*Server, *syncBuffer) {
 }
 
 // connect connects an SDK client to srv.
-func connect(t *testing.T, srv *Server, logs *syncBuffer) *session {
+func connect(t *testing.T, srv *Server, logs *testenv.Buffer) *session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -250,22 +231,7 @@ func member(t *testing.T, data []byte, name string) json.RawMessage {
 	return m
 }
 
-// exampleCopy copies testdata/example without the state a build recorded
-// there: tests never write into testdata.
-func exampleCopy(t *testing.T) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "example")
-	if err := os.CopyFS(dst, os.DirFS("../testdata/example")); err != nil {
-		t.Fatal(err)
-	}
-	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
-		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir, err := filepath.EvalSymlinks(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// TestMain gives the tests a configuration and state directory of their
+// own (testenv.Run): builds in workspaces that did not opt in record
+// under the state directory.
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace/markdown"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
@@ -193,7 +194,7 @@ func TestToolsList(t *testing.T) {
 // never-send .env is excluded and never read, and the session's
 // resources hold the bundle and manifest.
 func TestBuildByPath(t *testing.T) {
-	s := start(t, exampleCopy(t))
+	s := start(t, testenv.ExampleCopy(t))
 	args := diffRequest([]string{"internal/store/store.go", ".env"}, "List")
 	data := s.ok("build_context", args)
 	cbtest.Validate(t, "build_result.schema.json", data)
@@ -633,7 +634,7 @@ func TestResourcesBeforeBuild(t *testing.T) {
 // TestPrompts: the prompt templates are MCP prompts, rendered with a
 // fresh bundle; a bad argument or a refusal is a JSON-RPC error.
 func TestPrompts(t *testing.T) {
-	s := start(t, exampleCopy(t))
+	s := start(t, testenv.ExampleCopy(t))
 	res, err := s.cs.ListPrompts(s.ctx, nil)
 	if err != nil {
 		t.Fatal(err)

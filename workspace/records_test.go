@@ -14,23 +14,14 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
 )
 
-// TestMain keeps the records of the test workspaces that did not opt in
-// (most of them) in a state directory of its own, never the user's.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxd-workspace-state-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("XDG_STATE_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain gives the tests a configuration and state directory of their
+// own (testenv.Run).
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 // tree lists every path under dir with its mode and size (and a
 // directory's entries through their own lines), so that two listings

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
 )
@@ -187,7 +188,7 @@ func TestBuildJSON(t *testing.T) {
 // target: .env is excluded by its deny rule and the other target is
 // built.
 func TestBuildExample(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "build", "--root", exampleCopy(t), "--cache-dir", "off", "--format", "json",
+	code, stdout, stderr := runCLI(t, "build", "--root", testenv.ExampleCopy(t), "--cache-dir", "off", "--format", "json",
 		"--purpose", "diff", "--target", "internal/store/store.go", "--target", ".env", "--symbol", "Store.List",
 		"--intent", "return the items sorted by name")
 	if code != exitOK {
@@ -454,23 +455,6 @@ func TestFormatSummary(t *testing.T) {
 	if err := formatSummary(&again, sampleResult(), "ws"); err != nil || again.String() != out {
 		t.Errorf("summary is not deterministic (err %v)", err)
 	}
-}
-
-// exampleCopy copies testdata/example (with its committed .ctxd/config.json,
-// without state a build recorded there) into a temporary directory: a
-// build records under .ctxd/, and tests never write into testdata.
-func exampleCopy(t *testing.T) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "example")
-	if err := os.CopyFS(dst, os.DirFS("../../testdata/example")); err != nil {
-		t.Fatal(err)
-	}
-	for _, generated := range []string{"artifacts", "ledger", "audit.jsonl", "audit.jsonl.lock", "ledger.sqlite"} {
-		if err := os.RemoveAll(filepath.Join(dst, ".ctxd", generated)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
 }
 
 // ambiguousWorkspace defines Add three times, twice in b/b.go.

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,24 +28,6 @@ func TestMCPUsage(t *testing.T) {
 	runCLICases(t, tests)
 }
 
-// lockedBuffer is a stderr the command's goroutines may share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // mcpSession runs `ctxd mcp` in-process on pipes and connects the SDK's
 // client to it; end closes the session and returns the exit code and
 // stderr.
@@ -56,7 +37,7 @@ func mcpSession(t *testing.T, args ...string) (cs *sdk.ClientSession, end func()
 	t.Cleanup(cancel)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	code := make(chan int, 1)
 	go func() {
 		code <- run(append([]string{"mcp"}, args...), inR, outW, stderr)
@@ -85,7 +66,7 @@ func mcpSession(t *testing.T, args ...string) (cs *sdk.ClientSession, end func()
 // --format markdown` prints.
 func TestMCPSameBytesAsBuild(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000") // pins created_at for both
-	dir := exampleCopy(t)
+	dir := testenv.ExampleCopy(t)
 	const intent = "List returns the items sorted by name, then SKU"
 	flags := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff",
 		"--target", "internal/store/store.go", "--target", ".env", "--symbol", "List",

@@ -8,24 +8,12 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/internal/testenv"
 )
 
-// TestMain keeps the user's own ctxd config (secret rules) and state
-// (records) out of the tests: both are looked up under a fresh directory,
-// also by the binaries the tests start.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxd-config-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CONFIG_HOME", dir)
-	// Builds in workspaces that did not opt in record under the state
-	// directory: a fresh one, not the user's.
-	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain gives the tests a configuration and state directory of their
+// own (testenv.Run).
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 const acmeRules = `
 [[rules]]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
 )
 
@@ -247,3 +248,8 @@ func TestLuaString(t *testing.T) {
 		}
 	}
 }
+
+// TestMain gives the tests a configuration and state directory of their
+// own (testenv.Run): builds in workspaces that did not opt in record
+// under the state directory.
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
