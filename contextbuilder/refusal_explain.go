@@ -1,6 +1,9 @@
 package contextbuilder
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Explanation is the long help of one refusal code: what it means, why ctxd
 // refuses rather than guessing, and what the user can do from each front
@@ -208,4 +211,27 @@ func Explain(code RefusalCode) (e Explanation, ok bool) {
 		}
 	}
 	return Explanation{}, false
+}
+
+// Wrap breaks a paragraph of an explanation into lines of at most width
+// bytes at spaces (a word longer than width gets a line of its own): the
+// one layout `ctxd explain` prints and the Neovim help file is generated
+// with.
+func Wrap(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	for _, w := range strings.Fields(text) {
+		if cur.Len() > 0 && cur.Len()+1+len(w) > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(w)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }

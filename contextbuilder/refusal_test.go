@@ -87,3 +87,27 @@ func TestAdviceSelfContained(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		name  string
+		text  string
+		width int
+		want  []string
+	}{
+		{name: "short", text: "a b c", width: 10, want: []string{"a b c"}},
+		{name: "exactly fits", text: "a b", width: 3, want: []string{"a b"}},
+		{name: "breaks at spaces", text: "aaa bbb ccc", width: 7, want: []string{"aaa bbb", "ccc"}},
+		{name: "breaks", text: "a b c", width: 3, want: []string{"a b", "c"}},
+		{name: "long word alone", text: "a bbbbbbbbbb c", width: 5, want: []string{"a", "bbbbbbbbbb", "c"}},
+		{name: "long word first", text: "abcdef g", width: 3, want: []string{"abcdef", "g"}},
+		{name: "empty", text: "", width: 5, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, contextbuilder.Wrap(tt.text, tt.width)); diff != "" {
+				t.Errorf("Wrap (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/markdown"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -89,29 +89,19 @@ func refusalResult(tool string, r *contextbuilder.Refusal) *sdk.CallToolResult {
 // with.
 func refusalText(tool string, r *contextbuilder.Refusal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ctxd refused %s: %s: %s\n", tool, r.Code, oneLine(r.Message))
+	fmt.Fprintf(&b, "ctxd refused %s: %s: %s\n", tool, r.Code, markdown.OneLine(r.Message))
 	if r.Advice != "" {
-		fmt.Fprintf(&b, "advice: %s\n", oneLine(r.Advice))
+		fmt.Fprintf(&b, "advice: %s\n", markdown.OneLine(r.Advice))
 	}
 	if len(r.Candidates) > 0 {
 		b.WriteString("candidates (retry the same call with one or more of them in user_selected_targets):\n")
 		for _, c := range r.Candidates {
 			target, _ := json.Marshal(contextbuilder.UserTarget{Path: c.Path, Symbol: c.Symbol}) // strings always encode
-			fmt.Fprintf(&b, "- %s (%s, line %d)\n", target, oneLine(c.Kind), c.Range.Start.Line+1)
+			fmt.Fprintf(&b, "- %s (%s, line %d)\n", target, markdown.OneLine(c.Kind), c.Range.Start.Line+1)
 		}
 	}
 	if br := r.BudgetReport; br != nil && br.Decision == contextbuilder.DecisionRefuse {
 		fmt.Fprintf(&b, "budget: %d tokens estimated, hard limit %d\n", br.EstimatedInputTokens, br.HardLimitTokens)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// oneLine keeps a message on its line: control characters become spaces.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

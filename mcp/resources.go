@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/markdown"
 	"github.com/ctxd/ctxd/workspace/prompt"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,7 +173,7 @@ func (s *Server) promptError(id string, err error) error {
 		if f.Refusal.Advice != "" {
 			msg += "; advice: " + f.Refusal.Advice
 		}
-		return &jsonrpc.Error{Code: codeRefused, Message: oneLine(msg), Data: data}
+		return &jsonrpc.Error{Code: codeRefused, Message: markdown.OneLine(msg), Data: data}
 	case workspace.FailInvalid, workspace.FailOutOfSync:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: f.Message}
 	case workspace.FailCancelled:

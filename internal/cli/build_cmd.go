@@ -358,17 +358,17 @@ func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stder
 		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
 		return exitInternal
 	}
-	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, oneLine(refusal.Message))
+	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, markdown.OneLine(refusal.Message))
 	if len(refusal.Candidates) > 0 {
 		fmt.Fprintln(stderr, "  candidates (retry with one as --select PATH#SYMBOL):")
 		var rows [][]string
 		for _, c := range humanOrder(refusal.Candidates, first) {
-			rows = append(rows, []string{"--select " + oneLine(c.Path+"#"+c.Symbol), oneLine(c.Kind), fmt.Sprintf("line %d", c.Range.Start.Line+1)})
+			rows = append(rows, []string{"--select " + markdown.OneLine(c.Path+"#"+c.Symbol), markdown.OneLine(c.Kind), fmt.Sprintf("line %d", c.Range.Start.Line+1)})
 		}
 		writeTable(indent{stderr}, rows)
 	}
 	if refusal.Advice != "" {
-		fmt.Fprintf(stderr, "  advice: %s\n", oneLine(refusal.Advice))
+		fmt.Fprintf(stderr, "  advice: %s\n", markdown.OneLine(refusal.Advice))
 	}
 	if _, ok := contextbuilder.Explain(refusal.Code); ok {
 		fmt.Fprintf(stderr, "  more:   ctxd explain %s\n", refusal.Code)

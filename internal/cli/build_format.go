@@ -14,10 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/markdown"
 )
 
 // formatSummary writes a compact human report of r for someone who has
@@ -30,7 +30,7 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	bw := bufio.NewWriter(w)
 	b, m, rr, br := r.Bundle, r.Manifest, r.RedactionReport, r.BudgetReport
 
-	fmt.Fprintf(bw, "ctxd build: %s bundle for %s, %d blocks\n", oneLine(string(b.Purpose)), modelName(b.Model), len(b.Blocks))
+	fmt.Fprintf(bw, "ctxd build: %s bundle for %s, %d blocks\n", markdown.OneLine(string(b.Purpose)), markdown.ModelName(b.Model), len(b.Blocks))
 	fmt.Fprintf(bw, "decision:  %s\n", decisionText(br.Decision))
 	fmt.Fprintf(bw, "tokens:    %d estimated; soft limit %d, hard limit %d (max input %d - reserve %d)\n",
 		br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens, br.MaxInputTokens, br.ReserveOutputTokens)
@@ -44,10 +44,10 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 		notes = append(notes, n)
 	}
 	if estimator != "" {
-		fmt.Fprintf(bw, "estimator: %s\n", oneLine(estimator))
+		fmt.Fprintf(bw, "estimator: %s\n", markdown.OneLine(estimator))
 	}
 	for _, n := range notes {
-		fmt.Fprintf(bw, "note:      %s\n", oneLine(n))
+		fmt.Fprintf(bw, "note:      %s\n", markdown.OneLine(n))
 	}
 
 	reasons := map[string]contextbuilder.IncludeReason{}
@@ -57,26 +57,26 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	sliced := map[string][]string{}
 	for _, red := range rr.Redactions {
 		if red.Type == contextbuilder.RedactContentSliced {
-			sliced[red.Target] = append(sliced[red.Target], oneLine(red.Details))
+			sliced[red.Target] = append(sliced[red.Target], markdown.OneLine(red.Details))
 		}
 	}
 	fmt.Fprintf(bw, "\nblocks (%d):\n", len(b.Blocks))
 	var rows [][]string
 	for _, blk := range b.Blocks {
-		label, extra := oneLine(blk.Title), ""
+		label, extra := markdown.OneLine(blk.Title), ""
 		if blk.Meta.Path != nil {
-			label = oneLine(*blk.Meta.Path)
+			label = markdown.OneLine(*blk.Meta.Path)
 			if reason, ok := reasons[*blk.Meta.Path]; ok {
-				extra = "(" + oneLine(string(reason)) + ")"
+				extra = "(" + markdown.OneLine(string(reason)) + ")"
 			}
 			if s := sliced[*blk.Meta.Path]; len(s) > 0 {
 				extra = strings.TrimSpace(extra + " sliced: " + strings.Join(s, "; "))
 			}
 		}
 		if blk.Meta.Symbol != nil {
-			label += " " + oneLine(*blk.Meta.Symbol)
+			label += " " + markdown.OneLine(*blk.Meta.Symbol)
 		}
-		rows = append(rows, []string{oneLine(string(blk.Priority)), oneLine(string(blk.BlockType)), label, fmt.Sprintf("%d bytes", len(blk.Content)), extra})
+		rows = append(rows, []string{markdown.OneLine(string(blk.Priority)), markdown.OneLine(string(blk.BlockType)), label, fmt.Sprintf("%d bytes", len(blk.Content)), extra})
 	}
 	writeTable(bw, rows)
 
@@ -100,14 +100,14 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	fmt.Fprintf(bw, "\nleft out (%d): not sent to the model\n", len(m.Selection.ExcludedCandidates))
 	rows = nil
 	for _, e := range m.Selection.ExcludedCandidates {
-		rows = append(rows, []string{oneLine(e.Path), oneLine(string(e.Reason)), details[e.Path]})
+		rows = append(rows, []string{markdown.OneLine(e.Path), markdown.OneLine(string(e.Reason)), details[e.Path]})
 	}
 	writeTable(bw, rows)
 
 	rows = nil
 	for i, red := range rr.Redactions {
 		if !folded[i] {
-			rows = append(rows, []string{oneLine(string(red.Type)), oneLine(red.Target), oneLine(string(red.Reason)), detailText(red)})
+			rows = append(rows, []string{markdown.OneLine(string(red.Type)), markdown.OneLine(red.Target), markdown.OneLine(string(red.Reason)), detailText(red)})
 		}
 	}
 	fmt.Fprintf(bw, "\nredactions (%d): sent, but changed (secrets masked, bodies sliced)\n", len(rows))
@@ -120,16 +120,16 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 		if rec, err := workspace.Locate(root); err == nil && !rec.InWorkspace {
 			dir = rec.Dir
 		}
-		fmt.Fprintf(bw, "\nrecorded:  %s%c (the bundle under artifacts/contexts/, the event in audit.jsonl)\n", oneLine(dir), filepath.Separator)
-		fmt.Fprintf(bw, "           'ctxd verify --root %s' checks what was recorded\n", oneLine(root))
+		fmt.Fprintf(bw, "\nrecorded:  %s%c (the bundle under artifacts/contexts/, the event in audit.jsonl)\n", markdown.OneLine(dir), filepath.Separator)
+		fmt.Fprintf(bw, "           'ctxd verify --root %s' checks what was recorded\n", markdown.OneLine(root))
 	}
 
 	fp := m.Fingerprints
 	fmt.Fprintf(bw, "\nfingerprints (sha256; the same inputs give the same values):\n")
-	fmt.Fprintf(bw, "  files     %s  the workspace's files and contents (project_index_fingerprint)\n", oneLine(fp.ProjectIndexFingerprint))
-	fmt.Fprintf(bw, "  settings  %s  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n", oneLine(fp.ConfigFingerprint))
-	fmt.Fprintf(bw, "  bundle    %s  the blocks above (bundle_fingerprint)\n", oneLine(fp.BundleFingerprint))
-	fmt.Fprintf(bw, "bundle id: %s\n", oneLine(b.BundleID))
+	fmt.Fprintf(bw, "  files     %s  the workspace's files and contents (project_index_fingerprint)\n", markdown.OneLine(fp.ProjectIndexFingerprint))
+	fmt.Fprintf(bw, "  settings  %s  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n", markdown.OneLine(fp.ConfigFingerprint))
+	fmt.Fprintf(bw, "  bundle    %s  the blocks above (bundle_fingerprint)\n", markdown.OneLine(fp.BundleFingerprint))
+	fmt.Fprintf(bw, "bundle id: %s\n", markdown.OneLine(b.BundleID))
 	return bw.Flush()
 }
 
@@ -141,7 +141,7 @@ func decisionText(d contextbuilder.Decision) string {
 	case contextbuilder.DecisionWarn:
 		return "warn_soft_limit (over the soft limit, under the hard limit: sent, with a warning)"
 	}
-	return oneLine(string(d))
+	return markdown.OneLine(string(d))
 }
 
 // detailText is a redaction's details for a person: a never-send rule in
@@ -150,10 +150,10 @@ func decisionText(d contextbuilder.Decision) string {
 func detailText(red contextbuilder.Redaction) string {
 	if red.Reason == contextbuilder.RedactReasonDenyRule {
 		if desc, ok := contextbuilder.NeverSendRule(red.Details); ok {
-			return oneLine(desc)
+			return markdown.OneLine(desc)
 		}
 	}
-	return oneLine(red.Details)
+	return markdown.OneLine(red.Details)
 }
 
 // writeTable writes rows as columns aligned with two spaces between them,
@@ -169,20 +169,4 @@ func writeTable(w io.Writer, rows [][]string) {
 	for line := range strings.Lines(buf.String()) {
 		io.WriteString(w, strings.TrimRight(line, " \n")+"\n")
 	}
-}
-
-// modelName is "provider/model".
-func modelName(m contextbuilder.Model) string {
-	return oneLine(m.Provider) + "/" + oneLine(m.Model)
-}
-
-// oneLine makes s safe for one line of a terminal or a Markdown list:
-// control characters (newlines, tabs, escape sequences) become spaces.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -57,30 +57,9 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s: %s\n", e.Code, e.Summary)
 	for _, p := range e.Paragraphs {
 		fmt.Fprintln(stdout)
-		for _, line := range wrap(p, 78) {
+		for _, line := range contextbuilder.Wrap(p, 78) {
 			fmt.Fprintln(stdout, line)
 		}
 	}
 	return exitOK
-}
-
-// wrap breaks text into lines of at most width bytes at spaces; a word
-// longer than width gets a line of its own.
-func wrap(text string, width int) []string {
-	var lines []string
-	var cur strings.Builder
-	for _, w := range strings.Fields(text) {
-		if cur.Len() > 0 && cur.Len()+1+len(w) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(w)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
 }

@@ -68,27 +68,6 @@ func TestExplanationsCoverEveryCode(t *testing.T) {
 	}
 }
 
-func TestWrap(t *testing.T) {
-	tests := []struct {
-		name  string
-		text  string
-		width int
-		want  []string
-	}{
-		{name: "short", text: "a b c", width: 10, want: []string{"a b c"}},
-		{name: "breaks at spaces", text: "aaa bbb ccc", width: 7, want: []string{"aaa bbb", "ccc"}},
-		{name: "long word alone", text: "a bbbbbbbbbb c", width: 5, want: []string{"a", "bbbbbbbbbb", "c"}},
-		{name: "empty", text: "", width: 5, want: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, wrap(tt.text, tt.width)); diff != "" {
-				t.Errorf("wrap (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestServeNoticeOnTerminal: a bare ctxd whose stdin is a terminal says
 // on stderr what it is doing and how to get help, then serves; on a pipe
 // (an editor) it says nothing.

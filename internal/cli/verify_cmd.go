@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
+	"github.com/ctxd/ctxd/workspace/markdown"
 )
 
 // exitMismatch is the exit code of a verification that found anything
@@ -110,9 +111,9 @@ func formatVerify(w io.Writer, r *workspace.Report, verbose bool) error {
 				p("OK        %s\n", what)
 			}
 		case workspace.StatusSkipped:
-			p("SKIPPED   %s: %s\n", what, oneLine(c.Message))
+			p("SKIPPED   %s: %s\n", what, markdown.OneLine(c.Message))
 		default:
-			p("MISMATCH  %s: %s: %s\n", what, c.Field, oneLine(c.Message))
+			p("MISMATCH  %s: %s: %s\n", what, c.Field, markdown.OneLine(c.Message))
 		}
 	}
 	verdict := "verified"

@@ -38,13 +38,13 @@ func vimRefusals() []byte {
 	var b bytes.Buffer
 	exps := contextbuilder.Explanations()
 	b.WriteString("*ctxd-refusals.txt*  What each ctxd refusal means and what to do\n\n")
-	for _, l := range wrapText(header+" Source: contextbuilder's Explanations, also printed by `ctxd explain CODE`.", helpWidth) {
+	for _, l := range contextbuilder.Wrap(header+" Source: contextbuilder's Explanations, also printed by `ctxd explain CODE`.", helpWidth) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\n" + strings.Repeat("=", helpWidth) + "\n")
 	b.WriteString(rightTag("REFUSAL CODES", vimCodesTag))
 	b.WriteString("\n")
-	for _, l := range wrapText("When ctxd will not build a bundle it refuses, with a code, a message (what happened) and an advice (what to do); see |ctxd-refusals| for how the plugin shows one. Below, each code is explained at length. The codes:", helpWidth) {
+	for _, l := range contextbuilder.Wrap("When ctxd will not build a bundle it refuses, with a code, a message (what happened) and an advice (what to do); see |ctxd-refusals| for how the plugin shows one. Below, each code is explained at length. The codes:", helpWidth) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\n")
@@ -60,7 +60,7 @@ func vimRefusals() []byte {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			for _, l := range wrapText(p, helpWidth) {
+			for _, l := range contextbuilder.Wrap(p, helpWidth) {
 				b.WriteString(l + "\n")
 			}
 		}
@@ -102,25 +102,4 @@ func tsRefusals() []byte {
 	b.WriteString("  if (e === undefined) {\n    return undefined;\n  }\n")
 	b.WriteString("  return [`${code}: ${e.summary}`, ...e.paragraphs].join(\"\\n\\n\");\n}\n")
 	return b.Bytes()
-}
-
-// wrapText breaks text into lines of at most width bytes at spaces; a
-// word longer than width gets a line of its own.
-func wrapText(text string, width int) []string {
-	var lines []string
-	var cur strings.Builder
-	for _, w := range strings.Fields(text) {
-		if cur.Len() > 0 && cur.Len()+1+len(w) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(w)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
 }

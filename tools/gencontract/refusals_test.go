@@ -73,23 +73,3 @@ func TestTSRefusals(t *testing.T) {
 		t.Error("quotes in the prose are not escaped")
 	}
 }
-
-func TestWrapText(t *testing.T) {
-	tests := []struct {
-		name  string
-		text  string
-		width int
-		want  []string
-	}{
-		{name: "fits", text: "a b", width: 3, want: []string{"a b"}},
-		{name: "breaks", text: "a b c", width: 3, want: []string{"a b", "c"}},
-		{name: "long word", text: "abcdef g", width: 3, want: []string{"abcdef", "g"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, wrapText(tt.text, tt.width)); diff != "" {
-				t.Errorf("wrapText (-want +got):\n%s", diff)
-			}
-		})
-	}
-}

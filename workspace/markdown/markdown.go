@@ -33,13 +33,13 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 	bw := bufio.NewWriter(w)
 	b, m, rr, br := r.Bundle, r.Manifest, r.RedactionReport, r.BudgetReport
 
-	fmt.Fprintf(bw, "# ctxd context bundle (%s)\n\n", oneLine(string(b.Purpose)))
-	fmt.Fprintf(bw, "- purpose: %s\n", oneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "# ctxd context bundle (%s)\n\n", OneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "- purpose: %s\n", OneLine(string(b.Purpose)))
 	fmt.Fprintf(bw, "- model: %s (max input %d, max output %d, response reserve %d, soft limit %d%%)\n",
-		modelName(b.Model), b.Model.MaxInputTokens, b.Model.MaxOutputTokens, b.Model.ResponseTokenReserve, b.Model.SoftLimitThresholdPct)
-	fmt.Fprintf(bw, "- decision: %s\n", oneLine(string(br.Decision)))
+		ModelName(b.Model), b.Model.MaxInputTokens, b.Model.MaxOutputTokens, b.Model.ResponseTokenReserve, b.Model.SoftLimitThresholdPct)
+	fmt.Fprintf(bw, "- decision: %s\n", OneLine(string(br.Decision)))
 	fmt.Fprintf(bw, "- tokens: %d estimated, soft limit %d, hard limit %d\n", br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens)
-	fmt.Fprintf(bw, "- bundle: %s, version %d, created %s\n", inlineCode(b.BundleID), b.BundleVersion, oneLine(b.CreatedAt))
+	fmt.Fprintf(bw, "- bundle: %s, version %d, created %s\n", inlineCode(b.BundleID), b.BundleVersion, OneLine(b.CreatedAt))
 	fmt.Fprintf(bw, "- correlation id: %s\n", inlineCode(b.CorrelationID))
 	if len(m.Selection.TargetFiles) > 0 {
 		fmt.Fprintf(bw, "- target files: %s\n", codeList(m.Selection.TargetFiles))
@@ -50,17 +50,17 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 	if len(br.Notes) > 0 {
 		fmt.Fprintf(bw, "\nBudget notes:\n\n")
 		for _, n := range br.Notes {
-			fmt.Fprintf(bw, "- %s\n", oneLine(n))
+			fmt.Fprintf(bw, "- %s\n", OneLine(n))
 		}
 	}
 
 	for _, blk := range b.Blocks {
-		title := oneLine(blk.Title)
+		title := OneLine(blk.Title)
 		if title == "" {
 			title = string(blk.BlockType)
 		}
 		fmt.Fprintf(bw, "\n## %s\n\n", title)
-		meta := []string{inlineCode(string(blk.BlockType)), oneLine(string(blk.Priority))}
+		meta := []string{inlineCode(string(blk.BlockType)), OneLine(string(blk.Priority))}
 		if blk.Meta.Path != nil {
 			meta = append(meta, "path "+inlineCode(*blk.Meta.Path))
 		}
@@ -82,7 +82,7 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 		fmt.Fprintf(bw, "None.\n")
 	}
 	for _, e := range m.Selection.ExcludedCandidates {
-		fmt.Fprintf(bw, "- %s: %s%s\n", inlineCode(e.Path), oneLine(string(e.Reason)), exclusionDetails(rr, e.Path))
+		fmt.Fprintf(bw, "- %s: %s%s\n", inlineCode(e.Path), OneLine(string(e.Reason)), exclusionDetails(rr, e.Path))
 	}
 
 	fmt.Fprintf(bw, "\n## Redactions\n\n")
@@ -90,9 +90,9 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 		fmt.Fprintf(bw, "None.\n")
 	}
 	for _, red := range rr.Redactions {
-		fmt.Fprintf(bw, "- %s %s: %s", oneLine(string(red.Type)), inlineCode(red.Target), oneLine(string(red.Reason)))
+		fmt.Fprintf(bw, "- %s %s: %s", OneLine(string(red.Type)), inlineCode(red.Target), OneLine(string(red.Reason)))
 		if red.Details != "" {
-			fmt.Fprintf(bw, " — %s", oneLine(red.Details))
+			fmt.Fprintf(bw, " — %s", OneLine(red.Details))
 		}
 		fmt.Fprintf(bw, "\n")
 	}
@@ -111,7 +111,7 @@ func exclusionDetails(rr *contextbuilder.RedactionReport, target string) string 
 	for _, red := range rr.Redactions {
 		if red.Target == target && red.Details != "" &&
 			(red.Type == contextbuilder.RedactPathExcluded || red.Type == contextbuilder.RedactBlockRemoved) {
-			return " — " + oneLine(red.Details)
+			return " — " + OneLine(red.Details)
 		}
 	}
 	return ""
@@ -134,7 +134,7 @@ func longestRun(s string, c byte) int {
 // inlineCode renders s as a Markdown code span whose delimiter is longer
 // than any backtick run inside it.
 func inlineCode(s string) string {
-	s = oneLine(s)
+	s = OneLine(s)
 	if s == "" {
 		return "(none)"
 	}
@@ -173,14 +173,16 @@ func fenceLang(p *string) string {
 	return fenceLangs[strings.ToLower(path.Ext(*p))]
 }
 
-// modelName is "provider/model".
-func modelName(m contextbuilder.Model) string {
-	return oneLine(m.Provider) + "/" + oneLine(m.Model)
+// ModelName is "provider/model", each part on one line.
+func ModelName(m contextbuilder.Model) string {
+	return OneLine(m.Provider) + "/" + OneLine(m.Model)
 }
 
-// oneLine makes s safe for one line of a Markdown list or heading:
-// control characters (newlines, tabs, escape sequences) become spaces.
-func oneLine(s string) string {
+// OneLine makes s safe for one line of a terminal, a Markdown list or a
+// heading: control characters (newlines, tabs, escape sequences) become
+// spaces. Every front end that puts text from a workspace on one line
+// (the CLI's summary, MCP's refusal texts) uses it.
+func OneLine(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
