@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd/contextbuilder"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
@@ -237,22 +236,8 @@ func TestIndexFingerprintOneDefinition(t *testing.T) {
 	files := map[string]string{"calc.go": calcGo, "go.mod": "module example.com/calc\n\ngo 1.22\n", "sub/notes.txt": "notes\n"}
 	fingerprints := func(dir, name string) (status, manifest string) {
 		t.Helper()
-		for p, c := range files {
-			full := filepath.Join(dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		x := index.New(index.Options{CacheDir: "off"})
-		t.Cleanup(func() { x.Close() })
-		x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: name, Dir: dir}})
-		snap, err := x.Wait(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, dir, files)
+		_, snap := indexFolder(t, dir, name)
 		res, err := workspace.Open(dir, workspace.Options{Now: fixedNow}).Build(context.Background(), snap, request("first", "", "", ""), contextbuilder.Options{CreatedAt: fixedNow()})
 		if err != nil {
 			t.Fatal(err)

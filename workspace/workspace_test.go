@@ -44,6 +44,34 @@ func Add(a, b int) int {
 }
 `
 
+// writeFiles writes files (path → content) under dir.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// indexFolder indexes dir as the one root named name, closed when the
+// test ends, and returns the index with its first complete snapshot.
+func indexFolder(t testing.TB, dir, name string) (*index.Index, *index.Snapshot) {
+	t.Helper()
+	x := index.New(index.Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: name, Dir: dir}})
+	snap, err := x.Wait(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, snap
+}
+
 // newEnv writes files (path → content) under a temp dir, indexes it and
 // opens its workspace.
 func newEnv(t testing.TB, files map[string]string) *env {
@@ -55,21 +83,8 @@ func newEnv(t testing.TB, files map[string]string) *env {
 	if files == nil {
 		files = map[string]string{"calc.go": calcGo, "go.mod": "module example.com/calc\n\ngo 1.22\n"}
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	x := index.New(index.Options{CacheDir: "off"})
-	t.Cleanup(func() { x.Close() })
-	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
-	if _, err := x.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, dir, files)
+	x, _ := indexFolder(t, dir, "ws")
 	e := &env{t: t, dir: dir, x: x, opts: contextbuilder.Options{CreatedAt: fixedNow()}}
 	e.w = e.open()
 	return e

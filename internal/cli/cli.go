@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/internal/memlimit"
 	"github.com/ctxd/ctxd/server"
 	"github.com/ctxd/ctxd/workspace"
@@ -199,6 +200,33 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return 0, true
 }
 
+// serverRules loads the secret rules of a server (serve, mcp) and logs
+// the outcome. A rules file that cannot be loaded does not stop the
+// server (the index, symbols and verify still work), but every build
+// fails closed with the reason, rulesErr: ctxd cannot scan with the rules
+// the user asked for.
+func serverRules(logger *slog.Logger, file string) (scanner *secrets.Scanner, rulesErr error) {
+	scanner, path, err := loadSecretRules(file)
+	if err != nil {
+		logger.Error("secret rules not loaded; context builds will be refused", "file", path, "err", err)
+	} else if path != "" {
+		logger.Info("secret rules loaded", "file", path, "version", scanner.Version())
+	}
+	return scanner, err
+}
+
+// guardStdout points os.Stdout at stderr while a server speaks its
+// protocol on stdout (the real one, which the transport keeps): anything
+// that prints to os.Stdout by mistake would corrupt the stream. The
+// returned function restores it.
+func guardStdout(stdout io.Writer) (restore func()) {
+	if stdout != os.Stdout {
+		return func() {}
+	}
+	os.Stdout = os.Stderr
+	return func() { os.Stdout = stdout.(*os.File) }
+}
+
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "serve [--stdio] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]", stderr, stdout)
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editor clients that pass it)")
@@ -215,22 +243,8 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer closeLog()
-	// A rules file that cannot be loaded does not stop the server (the
-	// index and symbols still work), but every build fails closed with
-	// the reason: ctxd cannot scan with the rules the user asked for.
-	scanner, rulesPath, rulesErr := loadSecretRules(*rules)
-	if rulesErr != nil {
-		logger.Error("secret rules not loaded; context builds will be refused", "file", rulesPath, "err", rulesErr)
-	} else if rulesPath != "" {
-		logger.Info("secret rules loaded", "file", rulesPath, "version", scanner.Version())
-	}
-
-	// Anything that writes to os.Stdout by mistake would corrupt the protocol
-	// stream; from here on only the server writes to the real stdout.
-	if stdout == os.Stdout {
-		os.Stdout = os.Stderr
-		defer func() { os.Stdout = stdout.(*os.File) }()
-	}
+	scanner, rulesErr := serverRules(logger, *rules)
+	defer guardStdout(stdout)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("ctxd serving LSP on stdio", "version", versionString(), "pid", os.Getpid())

@@ -48,27 +48,12 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	defer closeLog()
-	// As in serve, rules that cannot be loaded do not stop the server
-	// (index_status and verify still work), but every build is refused
-	// with the reason.
-	scanner, rulesPath, rulesErr := loadSecretRules(*rules)
-	if rulesErr != nil {
-		logger.Error("secret rules not loaded; context builds will be refused", "file", rulesPath, "err", rulesErr)
-	} else if rulesPath != "" {
-		logger.Info("secret rules loaded", "file", rulesPath, "version", scanner.Version())
-	}
+	scanner, rulesErr := serverRules(logger, *rules)
 	opts := workspace.ServiceOptions{Index: idx.options(), RedactorErr: rulesErr, Now: clock()}
 	if scanner != nil {
 		opts.Redactor = scanner
 	}
-
-	// Anything that writes to os.Stdout by mistake would corrupt the
-	// protocol stream; from here on only the transport writes to the real
-	// stdout.
-	if stdout == os.Stdout {
-		os.Stdout = os.Stderr
-		defer func() { os.Stdout = stdout.(*os.File) }()
-	}
+	defer guardStdout(stdout)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("ctxd serving MCP on stdio", "version", versionString(), "root", dir, "pid", os.Getpid())
