@@ -93,33 +93,49 @@ const (
 	gpRange
 )
 
-// parseGoFast extracts a Go file from its go/ast; ok is false when go/parser
-// reports an error, and the caller falls back to tree-sitter.
-func parseGoFast(src []byte) (f *File, ok bool) {
-	fset := gotoken.NewFileSet()
-	af, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
-	if err != nil || af == nil {
-		return nil, false
-	}
+// goParse parses src with go/parser: af is what it built, a partial AST
+// when it reports errors (nil when it built nothing), and ok reports that
+// there were none.
+func goParse(src []byte) (af *ast.File, ok bool) {
+	af, err := parser.ParseFile(gotoken.NewFileSet(), "", src, parser.SkipObjectResolution)
+	return af, err == nil && af != nil
+}
+
+// goFromAST extracts a Go file that go/parser accepted from its AST af,
+// parsed in a fresh FileSet.
+func goFromAST(af *ast.File, src []byte) *File {
 	x := &extractor{s: specs[Go], src: src, byKey: map[recKey]*record{}}
 	// The first file of a fresh FileSet has base 1.
 	m := goMatcher{x: x, base: 1}
 	m.file(af)
-	f = x.file()
+	f := x.file()
 	goWalkUses(af, src, f)
 	f.Uses = compactUses(f.Uses)
-	return f, true
+	return f
+}
+
+// extractGoTree extracts a Go text that go/parser rejected: symbols from
+// tree-sitter's tree, which recovers from errors, and uses from af,
+// go/parser's partial AST of the same text (nil: none), so that the text
+// is not parsed by go/parser a second time.
+func extractGoTree(s *spec, q *compiledQuery, tree *sitter.Tree, src []byte, af *ast.File) *File {
+	f := extractSymbols(s, q, tree, src)
+	goUsesFrom(af, src, f)
+	f.Uses = compactUses(f.Uses)
+	return f
 }
 
 // extractDoc extracts a document's text, which tree parses: from go/ast
 // when the language is Go and go/parser accepts the text, as Parse does.
 func extractDoc(s *spec, q *compiledQuery, tree *sitter.Tree, src []byte) *File {
-	if s.lang == Go {
-		if f, ok := parseGoFast(src); ok {
-			return f
-		}
+	if s.lang != Go {
+		return extract(s, q, tree, src)
 	}
-	return extract(s, q, tree, src)
+	af, ok := goParse(src)
+	if ok {
+		return goFromAST(af, src)
+	}
+	return extractGoTree(s, q, tree, src, af)
 }
 
 // goMatcher replays go.scm's matches from a go/ast file.

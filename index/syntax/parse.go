@@ -18,33 +18,49 @@ import (
 // before or during the parse. A file with syntax errors is not an error:
 // File.HasErrors reports it.
 func Parse(ctx context.Context, lang Language, src []byte) (*File, error) {
-	if lang == Go {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", lang, err)
-		}
-		if f, ok := parseGoFast(src); ok {
-			return f, nil
-		}
+	if lang != Go {
+		return parseTree(ctx, lang, src)
 	}
-	return parseTree(ctx, lang, src)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", lang, err)
+	}
+	af, ok := goParse(src)
+	if ok {
+		return goFromAST(af, src), nil
+	}
+	s, q, tree, err := treeOf(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	return extractGoTree(s, q, tree, src, af), nil
 }
 
 // parseTree is Parse with tree-sitter, whatever the language.
 func parseTree(ctx context.Context, lang Language, src []byte) (*File, error) {
-	s, err := lookup(lang)
-	if err != nil {
-		return nil, err
-	}
-	q, err := s.compiled()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := s.parse(ctx, nil, src)
+	s, q, tree, err := treeOf(ctx, lang, src)
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
 	return extract(s, q, tree, src), nil
+}
+
+// treeOf parses src with tree-sitter as lang; the caller closes the tree.
+func treeOf(ctx context.Context, lang Language, src []byte) (*spec, *compiledQuery, *sitter.Tree, error) {
+	s, err := lookup(lang)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	q, err := s.compiled()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tree, err := s.parse(ctx, nil, src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, q, tree, nil
 }
 
 // compiledQuery is a language's query, compiled once and shared by every

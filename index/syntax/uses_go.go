@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"go/ast"
 	"go/build/constraint"
-	"go/parser"
 	gotoken "go/token"
 	"strconv"
 	"strings"
@@ -130,8 +129,13 @@ func goConstraint(src []byte) string {
 // goUses is the Go uses extractor (see the comment above) of a file
 // tree-sitter parsed.
 func goUses(_ *sitter.Node, src []byte, f *File) {
-	fset := gotoken.NewFileSet()
-	af, _ := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	af, _ := goParse(src)
+	goUsesFrom(af, src, f)
+}
+
+// goUsesFrom is goWalkUses on go/parser's AST af of src, possibly partial;
+// with none (af nil) only the build constraint is read.
+func goUsesFrom(af *ast.File, src []byte, f *File) {
 	if af == nil {
 		f.Constraint = goConstraint(src)
 		return
