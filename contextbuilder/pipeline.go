@@ -86,16 +86,6 @@ func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts O
 	defer d.Close()
 	whole := e.root
 	for {
-		if d.Complete() {
-			// Every file is parsed: the whole root's graph is the one
-			// the last run would converge to, and it answers repeated
-			// questions from its memo.
-			e.root = whole
-			if opts.OnDemand != nil {
-				opts.OnDemand(d.Files(), d.Runs())
-			}
-			return e.run(ctx)
-		}
 		// The memo of texts read stays: it depends on the files, not
 		// on the graph.
 		e.root = d.Root()
@@ -112,6 +102,17 @@ func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts O
 				opts.OnDemand(d.Files(), d.Runs())
 			}
 			return out, err
+		}
+		if d.Complete() {
+			// Every file is parsed now (Demand answered nil had they
+			// been before): the whole root's graph is the one the
+			// runs would converge to, and it answers repeated
+			// questions from its memo.
+			e.root = whole
+			if opts.OnDemand != nil {
+				opts.OnDemand(d.Files(), d.Runs())
+			}
+			return e.run(ctx)
 		}
 	}
 }

@@ -705,3 +705,37 @@ func TestWithDocuments(t *testing.T) {
 		t.Error("a view of the same documents is not the snapshot itself")
 	}
 }
+
+// TestSettleDelay: how long the background parser still waits before it
+// parses the queued versions — settleDelay after the newest, at most
+// maxSettle after the oldest, not at all when one is wanted.
+func TestSettleDelay(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tests := []struct {
+		name   string
+		queued []int // arrival of each version, ms after t0
+		wanted int   // index of a wanted version, -1 for none
+		now    int
+		want   time.Duration
+	}{
+		{name: "just arrived", queued: []int{0}, wanted: -1, now: 0, want: settleDelay},
+		{name: "settling", queued: []int{0, 10}, wanted: -1, now: 12, want: settleDelay - ms(2)},
+		{name: "settled", queued: []int{0}, wanted: -1, now: 100, want: 0},
+		{name: "a burst is parsed by maxSettle after its oldest change", queued: []int{0, 240, 249}, wanted: -1, now: 249, want: maxSettle - ms(249)},
+		{name: "past maxSettle", queued: []int{0, 300}, wanted: -1, now: 300, want: 0},
+		{name: "wanted", queued: []int{0, 1}, wanted: 0, now: 1, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &docParser{}
+			for i, a := range tt.queued {
+				p.queue = append(p.queue, &docVersion{at: at(a), wanted: i == tt.wanted})
+			}
+			if got := p.settleLocked(at(tt.now)); got != tt.want {
+				t.Errorf("settleLocked = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

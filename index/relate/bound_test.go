@@ -1,7 +1,6 @@
 package relate
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +41,7 @@ func TestGoUsersBoundGoSrc(t *testing.T) {
 		}
 	}
 	t.Logf("%d targets, %d users in all", len(targets), total)
-	if len(targets) == 0 || !slices.ContainsFunc(targets, func(p string) bool { return len(g.users(p, nil)) > 0 }) {
+	if total == 0 {
 		t.Fatal("no target with users: the comparison proves nothing")
 	}
 }

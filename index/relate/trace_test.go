@@ -170,12 +170,6 @@ func I() { a.G() }
 	g := Build(src)
 	for _, syms := range [][]int{nil, {0}, {1}, {}} {
 		first := g.Users("a/a.go", syms)
-		// Two callers appending to their answers must not share memory.
-		x := append(g.Users("a/a.go", syms), "x")
-		y := append(g.Users("a/a.go", syms), "y")
-		if x[len(x)-1] != "x" || y[len(y)-1] != "y" {
-			t.Errorf("Users(a/a.go, %v): appends to two answers share memory: %q, %q", syms, x, y)
-		}
 		second := g.Users("a/a.go", syms)
 		if diff := cmp.Diff(first, second); diff != "" {
 			t.Errorf("Users(a/a.go, %v) asked twice (-first +second):\n%s", syms, diff)
@@ -189,5 +183,29 @@ func I() { a.G() }
 	}
 	if diff := cmp.Diff([]string{"b/b.go"}, g.Users("a/a.go", []int{0})); diff != "" {
 		t.Errorf("Users(a/a.go, F) (-want +got):\n%s", diff)
+	}
+
+	// The memo answers: a planted answer comes back, on an untraced graph
+	// only (a traced one must record its lookups, so it answers afresh).
+	key := usersKey("a/a.go", []int{0})
+	planted := Build(src)
+	planted.memo.users.Store(key, []string{"planted"})
+	if diff := cmp.Diff([]string{"planted"}, planted.Users("a/a.go", []int{0})); diff != "" {
+		t.Errorf("Users did not answer from the memo (-want +got):\n%s", diff)
+	}
+	traced := BuildTraced(src, NewTrace())
+	traced.memo.users.Store(key, []string{"planted"})
+	if diff := cmp.Diff([]string{"b/b.go"}, traced.Users("a/a.go", []int{0})); diff != "" {
+		t.Errorf("a traced graph's Users (-want +got):\n%s", diff)
+	}
+
+	// Two callers appending to their answers must not share memory, even
+	// when the memo's slice has room to grow.
+	roomy := Build(src)
+	roomy.memo.users.Store(key, append(make([]string, 0, 8), "b/b.go"))
+	x := append(roomy.Users("a/a.go", []int{0}), "x")
+	y := append(roomy.Users("a/a.go", []int{0}), "y")
+	if x[len(x)-1] != "x" || y[len(y)-1] != "y" {
+		t.Errorf("appends to two answers share memory: %q, %q", x, y)
 	}
 }

@@ -224,11 +224,9 @@ func (g *Graph) users(path string, syms []int) []string {
 	// that depend on its own (goDependents): the candidates are their
 	// files that reference a name, looked up directory by directory, so
 	// that a build before the parse needs no other file.
-	var deps map[string]bool
 	cand := newNodeSet(v.size())
 	if t.lang == syntax.FamilyGo && goUsersBound {
-		deps = v.goDependents(t.dir)
-		for _, dir := range slices.Sorted(maps.Keys(deps)) {
+		for _, dir := range slices.Sorted(maps.Keys(v.goDependents(t.dir))) {
 			for _, name := range names {
 				v.eachGoRefIn(dir, name, func(n int32) { cand.add(n) })
 			}
@@ -253,9 +251,6 @@ func (g *Graph) users(path string, syms []int) []string {
 		}
 		f := v.file(n)
 		if f == nil || f.syn == nil {
-			continue
-		}
-		if deps != nil && f.lang == syntax.FamilyGo && !deps[f.dir] {
 			continue
 		}
 		c := newUseCtx()
