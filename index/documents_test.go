@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/google/go-cmp/cmp"
@@ -557,6 +559,61 @@ func TestChangesSettleUntilWanted(t *testing.T) {
 	}
 }
 
+// TestSupersededTextsAreFreed: while changes settle, the queue reaches
+// the text of the newest version and of the versions someone holds (a
+// snapshot), not of every superseded one.
+func TestSupersededTextsAreFreed(t *testing.T) {
+	defer func(d, m time.Duration) { settleDelay, maxSettle = d, m }(settleDelay, maxSettle)
+	settleDelay, maxSettle = time.Hour, time.Hour
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	ctx := testCtx(t)
+	uri := "file:///nowhere/a.go"
+	open := "package a\n"
+	texts, edits := typed(open, 6)
+	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
+	var kept *Snapshot
+	for i, e := range edits {
+		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			kept = x.Snapshot()
+		}
+	}
+	last, _ := x.Snapshot().Document(uri)
+	p := last.ver.p
+	reached := func() []string {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		var held []string
+		for _, q := range p.queue {
+			if v := q.version(); v != nil {
+				held = append(held, string(v.text))
+			}
+		}
+		return held
+	}
+	want := []string{texts[2], texts[5]}
+	// A goroutine of the index may still hold a superseded snapshot for a
+	// moment (the worker between two looks at its queue): collect until
+	// the texts go, a bounded number of times.
+	var held []string
+	for range 20 {
+		runtime.GC()
+		if held = reached(); len(held) == len(want) {
+			break
+		}
+		runtime.Gosched()
+	}
+	if diff := cmp.Diff(want, held); diff != "" {
+		t.Errorf("texts the queue still reaches (-want +got):\n%s", diff)
+	}
+	d, _ := kept.Document(uri)
+	checkSyntax(t, "the kept version", d.Syntax(), texts[2])
+	checkSyntax(t, "the last version", last.Syntax(), texts[5])
+}
+
 // TestPinnedVersionsAreParsed: a version a request holds (Pin) is parsed
 // by the background parser on its way to the last one, not passed over,
 // so the request's reader gets the parser's extraction of it.
@@ -731,7 +788,8 @@ func TestSettleDelay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &docParser{}
 			for i, a := range tt.queued {
-				p.queue = append(p.queue, &docVersion{at: at(a), wanted: i == tt.wanted})
+				v := &docVersion{wanted: i == tt.wanted}
+				p.queue = append(p.queue, pending{w: weak.Make(v), newest: v, at: at(a)})
 			}
 			if got := p.settleLocked(at(tt.now)); got != tt.want {
 				t.Errorf("settleLocked = %v, want %v", got, tt.want)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/ctxd/ctxd/index/syntax"
 )
@@ -110,7 +111,7 @@ type docParser struct {
 	budget time.Duration // parseBudget when the document was opened
 
 	mu      sync.Mutex
-	queue   []*docVersion // versions the worker has not taken, oldest first
+	queue   []pending // versions the worker has not taken, oldest first
 	running bool          // a worker goroutine runs
 	closed  bool
 	// costly reports that the worker's last parse had syntax errors,
@@ -130,22 +131,42 @@ type docParser struct {
 	doc *syntax.Doc
 }
 
-// docVersion is one text of an open document as its parser sees it: the
-// edits that made it from the previous version's text, and the cell of
-// its extraction, which [Document.Syntax] and the root's [File.Syntax]
-// share.
+// docVersion is one text of an open document as its parser sees it, and
+// the cell of its extraction, which [Document.Syntax] and the root's
+// [File.Syntax] share.
 type docVersion struct {
-	p     *docParser
-	text  []byte
-	edits []Edit // from the previous version's text; nil for the first
-	cell  *syntaxCell
-	at    time.Time // when it was queued: paces the worker, never output
+	p    *docParser
+	text []byte
+	cell *syntaxCell
 
 	// Guarded by p.mu until done is closed, then immutable.
 	wanted bool // a reader waits for it, or a request holds it (Pin)
 	state  versionState
 	file   *syntax.File
 	done   chan struct{}
+}
+
+// pending is a queued version as the worker needs it: the edits that made
+// it from the previous version's text, and when it arrived. The queue
+// holds the version itself weakly, except for the newest one, whose text
+// the worker parses next: during a storm of changes, each version's copy
+// of the text is freed as soon as no snapshot or request holds it (a
+// 5,000-line buffer's 250 ms of changes kept 33 MB of superseded texts
+// alive otherwise). A version that someone holds is still found, wanted
+// or not, and settled like any other.
+type pending struct {
+	w      weak.Pointer[docVersion]
+	newest *docVersion // the version while it is the newest; nil after
+	edits  []Edit      // from the previous version's text; nil for the first
+	at     time.Time   // when it was queued: paces the worker, never output
+}
+
+// version is the queued version, nil when nobody holds it any more.
+func (q pending) version() *docVersion {
+	if q.newest != nil {
+		return q.newest
+	}
+	return q.w.Value()
 }
 
 // versionState says where a version is in its parser.
@@ -178,7 +199,7 @@ func (x *Index) newDocParser(uri string, lang syntax.Language, text []byte) (*do
 // add queues the version that edits made of the previous one, text, and
 // wakes the worker. It never parses.
 func (p *docParser) add(text []byte, edits []Edit) *docVersion {
-	v := &docVersion{p: p, text: text, edits: edits, done: make(chan struct{}), at: time.Now()}
+	v := &docVersion{p: p, text: text, done: make(chan struct{})}
 	v.cell = pendingCell(v.syntax)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -186,7 +207,10 @@ func (p *docParser) add(text []byte, edits []Edit) *docVersion {
 		v.resolve(passed, nil)
 		return v
 	}
-	p.queue = append(p.queue, v)
+	if n := len(p.queue); n > 0 {
+		p.queue[n-1].newest = nil
+	}
+	p.queue = append(p.queue, pending{w: weak.Make(v), newest: v, edits: edits, at: time.Now()})
 	p.startLocked()
 	return v
 }
@@ -216,7 +240,7 @@ func (p *docParser) wakeLocked() {
 // changes settle before it parses: zero when a version is wanted or the
 // delays have passed. Callers hold p.mu and a non-empty queue.
 func (p *docParser) settleLocked(now time.Time) time.Duration {
-	if slices.ContainsFunc(p.queue, func(v *docVersion) bool { return v.wanted }) {
+	if slices.ContainsFunc(p.queue, func(q pending) bool { v := q.version(); return v != nil && v.wanted }) {
 		return 0
 	}
 	newest, oldest := p.queue[len(p.queue)-1].at, p.queue[0].at
@@ -251,8 +275,8 @@ func (p *docParser) Close() {
 	p.closed = true
 	p.wakeLocked()
 	p.cancel()
-	for _, v := range p.queue {
-		if v.state == queued {
+	for _, q := range p.queue {
+		if v := q.version(); v != nil && v.state == queued {
 			v.resolve(passed, nil)
 		}
 	}
@@ -304,24 +328,29 @@ func (p *docParser) run() {
 		}
 		// The oldest version a reader waits for, else the newest: the
 		// versions before it are passed, their edits applied on the way.
-		i := slices.IndexFunc(p.queue, func(v *docVersion) bool { return v.wanted && v.state == queued })
+		// Versions nobody holds are never wanted, and the newest is
+		// always held, so the target is found.
+		i := slices.IndexFunc(p.queue, func(q pending) bool {
+			v := q.version()
+			return v != nil && v.wanted && v.state == queued
+		})
 		if i < 0 {
 			i = len(p.queue) - 1
 		}
 		batch := p.queue[:i+1]
 		p.queue = slices.Clone(p.queue[i+1:])
-		for _, v := range batch[:i] {
-			if v.state == queued {
+		for _, q := range batch[:i] {
+			if v := q.version(); v != nil && v.state == queued {
 				v.resolve(passed, nil)
 			}
 		}
-		target := batch[i]
+		target := batch[i].version()
 		if target.state == queued {
 			target.state = parsing
 		}
 		p.mu.Unlock()
 
-		f := p.parse(batch)
+		f := p.parse(batch, target)
 
 		p.mu.Lock()
 		p.costly = f == nil || f.HasErrors
@@ -344,13 +373,12 @@ func (p *docParser) run() {
 	}
 }
 
-// parse brings the kept parse to the last version of batch: incrementally,
-// with every edit of the batch described to tree-sitter, or from scratch
-// when there is no kept tree. It returns nil when the parse failed or was
-// cancelled; the kept tree is then dropped, since the next batch's edits
-// start from a text it does not have.
-func (p *docParser) parse(batch []*docVersion) *syntax.File {
-	target := batch[len(batch)-1]
+// parse brings the kept parse to target, the last version of batch:
+// incrementally, with every edit of the batch described to tree-sitter, or
+// from scratch when there is no kept tree. It returns nil when the parse
+// failed or was cancelled; the kept tree is then dropped, since the next
+// batch's edits start from a text it does not have.
+func (p *docParser) parse(batch []pending, target *docVersion) *syntax.File {
 	if h := parseHook.Load(); h != nil {
 		(*h)(p.uri, target.text)
 	}
@@ -360,8 +388,8 @@ func (p *docParser) parse(batch []*docVersion) *syntax.File {
 	var err error
 	if p.doc != nil {
 		var edits []Edit
-		for _, v := range batch {
-			edits = append(edits, v.edits...)
+		for _, q := range batch {
+			edits = append(edits, q.edits...)
 		}
 		if len(edits) > maxPreciseEdits {
 			edits = []Edit{{Full: true, Text: string(target.text)}}
