@@ -187,6 +187,14 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	if early := build(partial); len(c.after)+len(c.remove) == 0 && !bytes.Equal(first, early) {
 		t.Errorf("the build before the index was parsed differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(early)))
 	}
+	// A demand set that outgrows its share of the root becomes the whole
+	// root: that build too gives the same bytes. A fresh listed index,
+	// since the one above is parsed now.
+	restore := index.SetDemandWholeAt(1)
+	if early := build(newIndex(true)); len(c.after)+len(c.remove) == 0 && !bytes.Equal(first, early) {
+		t.Errorf("the build that took the whole root midway differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(early)))
+	}
+	restore()
 	// The comparison proves something only when the listed index built on
 	// demand: every case that gets past choosing its folder does.
 	if pending && !demanded && !bytes.Contains(first, []byte(`"refusal"`)) && !bytes.Contains(first, []byte(`"error"`)) {

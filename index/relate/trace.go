@@ -304,10 +304,14 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 			dir := dirOf(val)
 			under = func(p string) bool { _, in := within(dir, p); return in }
 		}
-		if kind == "js" && g.jsAliased() {
+		if kind == "js" {
 			// tsconfig paths and workspace packages map other
-			// specifiers onto files: any file may name this one.
-			return nil, nil, false
+			// specifiers onto files.
+			more, ok := g.jsAliasWords(val)
+			if !ok {
+				return nil, nil, false
+			}
+			alts = append(alts, more...)
 		}
 	default:
 		return nil, nil, false
@@ -330,15 +334,112 @@ func importWords(p string) []string {
 	return words.Split(p)
 }
 
-// jsAliased reports whether a config maps bare specifiers onto the root's
-// files (tsconfig paths or baseUrl, workspace packages).
-func (g *Graph) jsAliased() bool {
-	if len(g.env.jsPkgs) > 0 || len(g.env.pkgMain) > 0 {
+// jsAliasWords returns what the text of a file holds when one of its
+// specifiers reaches the module base val through an alias rather than by
+// val's own name: for each tsconfig paths pattern that can produce val
+// without leaving val's name (up to its first '.') whole in the
+// specifier, the words of the pattern's literal text; for each workspace
+// package whose specifiers can reach val, the words of its name. A
+// pattern's words that touch its "*" are left out: "lib*" makes the
+// specifier "libfoo", one word. ok is false when such a specifier may hold
+// no known word (a bare "*" pattern that renames files): any file may
+// name val.
+//
+// baseUrl needs nothing here: the specifier is val's path under it, so it
+// holds val's name, as a relative one does. A package's "main" is reached
+// through the directory's own key (see jsReverseBases).
+func (g *Graph) jsAliasWords(val string) ([][]string, bool) {
+	var alts [][]string
+	for _, dir := range sortedKeys(g.env.ts) {
+		o := g.env.ts[dir]
+		if o == nil || !o.hasPaths {
+			continue
+		}
+		for _, tp := range o.paths {
+			if !slices.ContainsFunc(tp.targets, func(t string) bool { return tsTargetHides(o.pathsBase, t, tp.pattern, val) }) {
+				continue
+			}
+			ws := literalWords(tp.pattern)
+			if len(ws) == 0 {
+				return nil, false
+			}
+			alts = append(alts, ws)
+		}
+	}
+	for _, name := range sortedKeys(g.env.jsPkgs) {
+		pkg := g.env.jsPkgs[name]
+		if _, in := within(pkg.dir, val); !in && !pkg.escapes() {
+			continue
+		}
+		ws := words.Split(name)
+		if len(ws) == 0 {
+			return nil, false
+		}
+		alts = append(alts, ws)
+	}
+	return alts, true
+}
+
+// tsTargetHides reports whether the paths target t (relative to base) of
+// pattern can resolve a specifier to val while the specifier does not
+// hold val's name (its last element up to the first '.') as whole words:
+// an exact target always can; a "*" target can when the name is not
+// wholly inside the text the "*" captures, or the captured text runs into
+// a word byte of the pattern around it.
+func tsTargetHides(base, t, pattern, val string) bool {
+	pre, suf, wild := strings.Cut(t, "*")
+	if !wild {
+		r, ok := resolveRel(base, t)
+		return ok && r == val
+	}
+	r, ok := resolveRel(base, pre+"\x00"+suf)
+	if !ok {
+		return false
+	}
+	pre, suf, _ = strings.Cut(r, "\x00")
+	if len(val) < len(pre)+len(suf) || !strings.HasPrefix(val, pre) || !strings.HasSuffix(val, suf) {
+		return false
+	}
+	start := strings.LastIndexByte(val, '/') + 1
+	end := len(val)
+	if i := strings.IndexByte(val[start:], '.'); i >= 0 {
+		end = start + i
+	}
+	capStart, capEnd := len(pre), len(val)-len(suf)
+	if start < capStart || end > capEnd {
 		return true
 	}
-	for _, o := range g.env.ts {
-		if o != nil && (o.hasPaths || o.hasBaseURL) {
-			return true
+	kp, ks, _ := strings.Cut(pattern, "*")
+	touches := func(s string, at int) bool { return s != "" && words.IsWordByte(s[at]) }
+	return start == capStart && touches(kp, len(kp)-1) || end == capEnd && touches(ks, 0)
+}
+
+// literalWords returns the words of a paths pattern's literal text, less
+// those that touch its "*".
+func literalWords(pattern string) []string {
+	kp, ks, wild := strings.Cut(pattern, "*")
+	if !wild {
+		return words.Split(pattern)
+	}
+	pw, sw := words.Split(kp), words.Split(ks)
+	if len(pw) > 0 && words.IsWordByte(kp[len(kp)-1]) {
+		pw = pw[:len(pw)-1]
+	}
+	if len(sw) > 0 && words.IsWordByte(ks[0]) {
+		sw = sw[1:]
+	}
+	return append(pw, sw...)
+}
+
+// escapes reports whether one of the package's exports targets leaves
+// its directory ("../shared/x.js"): its specifiers may then reach files
+// anywhere.
+func (p *jsPackage) escapes() bool {
+	for _, sp := range p.exports {
+		for _, t := range sp.targets {
+			if strings.Contains(t, "..") {
+				return true
+			}
 		}
 	}
 	return false

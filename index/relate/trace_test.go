@@ -102,6 +102,30 @@ func TestCandidatesAdmitContributors(t *testing.T) {
 	})
 }
 
+// TestAliasedCandidatesBounded: in a workspace whose tsconfig renames
+// modules, the importers of a file are looked for among the files that
+// hold its name or the words of an alias that can reach it, not among
+// every file: a Go file, a file reached by an exact key and one reached
+// through a pattern that hides its name.
+func TestAliasedCandidatesBounded(t *testing.T) {
+	indextest.Goldens(t, "testdata/uses/ts_paths.txtar", func(t *testing.T, gl *indextest.Golden) {
+		src, texts := parsedSource(t, gl.Files("queries", "want"))
+		g := Build(src)
+		paths := slices.Sorted(maps.Keys(texts))
+		filters := map[string]*words.Filter{}
+		for p, b := range texts {
+			filters[p] = words.NewFilter(b)
+		}
+		may := func(p string, k words.Key) bool { return filters[p].MayContainKey(k) }
+		for _, key := range []string{"js:tools/gen.go", "js:src/config.ts", "js:comp/save/Button.tsx"} {
+			got := g.Candidates(Need{NeedReg, key}, paths, may)
+			if diff := cmp.Diff([]string{"src/main.ts"}, got); diff != "" {
+				t.Errorf("candidates of %s (-want +got):\n%s", key, diff)
+			}
+		}
+	})
+}
+
 // TestCandidatesAdmitContributorsGoSrc is the same check on packages of
 // the Go source tree (imports across modules, vendor, tests).
 func TestCandidatesAdmitContributorsGoSrc(t *testing.T) {

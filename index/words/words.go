@@ -25,6 +25,9 @@ var isWord = func() (t [256]bool) {
 	return t
 }()
 
+// IsWordByte reports whether c is a byte of a word.
+func IsWordByte(c byte) bool { return isWord[c] }
+
 // Each calls fn for every word of text, in order (repeats included). The
 // slice passed to fn aliases text.
 func Each(text []byte, fn func(w []byte)) {
