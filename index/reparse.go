@@ -112,7 +112,7 @@ type docParser struct {
 
 	mu      sync.Mutex
 	queue   []pending // versions the worker has not taken, oldest first
-	running bool          // a worker goroutine runs
+	running bool      // a worker goroutine runs
 	closed  bool
 	// costly reports that the worker's last parse had syntax errors,
 	// so that its next one will most likely be an incremental parse
