@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -41,6 +43,42 @@ func TestGoUsersBoundGoSrc(t *testing.T) {
 		}
 	}
 	t.Logf("%d targets, %d users in all", len(targets), total)
+	if total == 0 {
+		t.Fatal("no target with users: the comparison proves nothing")
+	}
+}
+
+// TestJSUsersBound: on the TypeScript and JavaScript golden workspaces
+// (re-exports, members, workspace packages, tsconfig paths, CommonJS), the
+// users of every file and of each of its symbols with the dependents
+// bound (jsDependents) are the users without it.
+func TestJSUsersBound(t *testing.T) {
+	defer func(b bool) { jsUsersBound = b }(jsUsersBound)
+	total := 0
+	indextest.Goldens(t, "testdata/uses/[jt]s_*.txtar", func(t *testing.T, gl *indextest.Golden) {
+		src, _ := parsedSource(t, gl.Files("queries", "want"))
+		g := Build(src)
+		for _, p := range src.paths {
+			syn := src.syn[p]
+			if syn == nil || syntax.FamilyForPath(p) != syntax.FamilyECMAScript {
+				continue
+			}
+			queries := [][]int{nil}
+			for i := range syn.Symbols {
+				queries = append(queries, []int{i})
+			}
+			for _, syms := range queries {
+				jsUsersBound = false
+				want := g.users(p, syms)
+				jsUsersBound = true
+				got := g.users(p, syms)
+				total += len(got)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("Users(%s, %v) with the bound (-without +with):\n%s", p, syms, diff)
+				}
+			}
+		}
+	})
 	if total == 0 {
 		t.Fatal("no target with users: the comparison proves nothing")
 	}

@@ -287,32 +287,43 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 		alts = [][]string{words.Split(path.Base(val))}
 		dir := dirOf(val)
 		under = func(p string) bool { _, in := within(dir, p); return in }
-	case "js", "p":
+	case "js":
+		// A specifier reaches val from outside val's directory only by
+		// naming that directory too ("../storage-cursor/search"), unless
+		// it starts there: the root, a baseUrl, the directory of a
+		// paths pattern's "*". A file in or under the directory may name
+		// val alone ("./search", "../search"). An index file or a
+		// package's main, named by its directory, is found under the
+		// directory's own key (jsReverseBases).
+		dir := dirOf(val)
+		stem := words.Split(last(val))
+		if dir == "" || g.jsBaseDir(dir) {
+			alts = [][]string{stem}
+		} else {
+			alts = [][]string{append(stem, words.Split(baseOf(dir))...)}
+		}
+		under = func(p string) bool { _, in := within(dir, p); return in }
+		// tsconfig paths and workspace packages map other specifiers
+		// onto files.
+		more, ok := g.jsAliasWords(val)
+		if !ok {
+			return nil, nil, false
+		}
+		alts = append(alts, more...)
+	case "p":
 		base := last(val)
 		switch base {
 		case "index", "__init__", "mod", "lib", "main":
-			// Named by their directory ("./dir", "from .pkg import"),
-			// or, for a crate root or a package's main, by a name a
-			// config gives: any file may.
+			// Named by their directory ("from .pkg import"), or, for a
+			// crate root, by a name a config gives: any file may.
 			return nil, nil, false
 		}
 		alts = [][]string{words.Split(base)}
-		if kind == "p" {
-			// Paths relative to the importer's module (Rust's super
-			// and self, a C include of a sibling): any file under the
-			// directory holding val.
-			dir := dirOf(val)
-			under = func(p string) bool { _, in := within(dir, p); return in }
-		}
-		if kind == "js" {
-			// tsconfig paths and workspace packages map other
-			// specifiers onto files.
-			more, ok := g.jsAliasWords(val)
-			if !ok {
-				return nil, nil, false
-			}
-			alts = append(alts, more...)
-		}
+		// Paths relative to the importer's module (Rust's super and
+		// self, a C include of a sibling): any file under the
+		// directory holding val.
+		dir := dirOf(val)
+		under = func(p string) bool { _, in := within(dir, p); return in }
 	default:
 		return nil, nil, false
 	}
@@ -378,6 +389,32 @@ func (g *Graph) jsAliasWords(val string) ([][]string, bool) {
 		alts = append(alts, ws)
 	}
 	return alts, true
+}
+
+// jsBaseDir reports whether a non-relative specifier may start at dir:
+// dir is the baseUrl of a tsconfig, or the directory of a paths target's
+// "*" ("src/*" starts at src, "vendor/lib*" at vendor).
+func (g *Graph) jsBaseDir(dir string) bool {
+	for _, o := range g.env.ts {
+		if o == nil {
+			continue
+		}
+		if o.hasBaseURL && o.baseURL == dir {
+			return true
+		}
+		for _, tp := range o.paths {
+			for _, t := range tp.targets {
+				pre, _, wild := strings.Cut(t, "*")
+				if !wild {
+					continue
+				}
+				if r, ok := resolveRel(o.pathsBase, pre+"\x00"); ok && dirOf(r) == dir {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // tsTargetHides reports whether the paths target t (relative to base) of

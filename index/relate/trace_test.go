@@ -104,9 +104,9 @@ func TestCandidatesAdmitContributors(t *testing.T) {
 
 // TestAliasedCandidatesBounded: in a workspace whose tsconfig renames
 // modules, the importers of a file are looked for among the files that
-// hold its name or the words of an alias that can reach it, not among
-// every file: a Go file, a file reached by an exact key and one reached
-// through a pattern that hides its name.
+// hold its name or the words of an alias that can reach it, and those in
+// its directory, not among every file: a Go file, a file reached by an
+// exact key and one reached through a pattern that hides its name.
 func TestAliasedCandidatesBounded(t *testing.T) {
 	indextest.Goldens(t, "testdata/uses/ts_paths.txtar", func(t *testing.T, gl *indextest.Golden) {
 		src, texts := parsedSource(t, gl.Files("queries", "want"))
@@ -117,9 +117,16 @@ func TestAliasedCandidatesBounded(t *testing.T) {
 			filters[p] = words.NewFilter(b)
 		}
 		may := func(p string, k words.Key) bool { return filters[p].MayContainKey(k) }
-		for _, key := range []string{"js:tools/gen.go", "js:src/config.ts", "js:comp/save/Button.tsx"} {
+		// The importer, and the files in the imported file's directory
+		// (which may name it "./x"), and for src/config.ts, which "@app/config"
+		// names from src, the files that hold "config": never vendor/, widgets/.
+		for key, want := range map[string][]string{
+			"js:tools/gen.go":         {"src/main.ts"},
+			"js:src/config.ts":        {"app/entry.ts", "src/config.ts", "src/main.ts", "src/util/index.ts", "src/util/strings.ts"},
+			"js:comp/save/Button.tsx": {"comp/save/Button.tsx", "src/main.ts"},
+		} {
 			got := g.Candidates(Need{NeedReg, key}, paths, may)
-			if diff := cmp.Diff([]string{"src/main.ts"}, got); diff != "" {
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("candidates of %s (-want +got):\n%s", key, diff)
 			}
 		}

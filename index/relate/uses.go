@@ -231,6 +231,22 @@ func (g *Graph) users(path string, syms []int) []string {
 				v.eachGoRefIn(dir, name, func(n int32) { cand.add(n) })
 			}
 		}
+	} else if t.lang == syntax.FamilyECMAScript && jsUsersBound {
+		// Likewise an ECMAScript declaration is used only from its
+		// module's transitive importers (jsDependents), whose Refs are
+		// at hand: the build needs no file that merely mentions a name.
+		for _, n := range v.jsDependents(self) {
+			f := v.file(n)
+			if f == nil || f.syn == nil {
+				continue
+			}
+			if slices.ContainsFunc(names, func(name string) bool {
+				_, ok := slices.BinarySearch(f.syn.Refs, name)
+				return ok
+			}) {
+				cand.add(n)
+			}
+		}
 	} else {
 		for _, name := range names {
 			v.eachRef(name, func(n int32) { cand.add(n) })
@@ -270,9 +286,49 @@ func (g *Graph) users(path string, syms []int) []string {
 	return v.paths(users, self)
 }
 
-// goUsersBound turns on the dependents bound of Go users (goDependents);
-// a variable so that a test can compare the answers without it.
-var goUsersBound = true
+// goUsersBound and jsUsersBound turn on the dependents bounds of Go users
+// (goDependents) and of ECMAScript users (jsDependents); variables so that
+// a test can compare the answers without them.
+var (
+	goUsersBound = true
+	jsUsersBound = true
+)
+
+// jsDependents returns the ECMAScript files that import the module at
+// node self, directly or through other such files, in the order found. A
+// file outside them cannot reach a declaration of self: resolveJS follows
+// a name only through the file's own import requests and the re-exports
+// of the modules they name, and a member only through the types those
+// declare and the imports of the modules its uses resolve to, so every
+// declaration it reaches is in a module of the file's transitive imports.
+// On a large tree this keeps the users of a module's common names
+// ("provider", "get") to the files that depend on it, rather than every
+// file that mentions them.
+func (v *view) jsDependents(self int32) []int32 {
+	seen := map[int32]bool{self: true}
+	queue := []int32{self}
+	var out []int32
+	for len(queue) > 0 {
+		t := v.file(queue[0])
+		queue = queue[1:]
+		if t == nil {
+			continue
+		}
+		for _, k := range v.reverseKeys(t) {
+			v.eachReg(k, func(n, _ int32) {
+				if seen[n] {
+					return
+				}
+				seen[n] = true
+				if f := v.file(n); f != nil && f.lang == syntax.FamilyECMAScript {
+					queue = append(queue, n)
+					out = append(out, n)
+				}
+			})
+		}
+	}
+	return out
+}
 
 // goDependents returns the directories whose Go files can use a
 // declaration of the Go package in dir: dir itself and every directory
