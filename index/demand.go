@@ -172,6 +172,9 @@ func SetDemandWholeAt(n int) (restore func()) {
 // whether there were any: false means the last run is the build of the
 // complete index.
 func (d *Demand) Grow(ctx context.Context) (bool, error) {
+	if d.whole {
+		return false, nil
+	}
 	d.runs++
 	// Only the files outside the demand set can be missing.
 	rest := make([]string, 0, len(d.root.Paths())-len(d.have))
@@ -216,7 +219,9 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 		for _, p := range rest {
 			d.have[p] = true
 		}
-		d.whole = true
+		// The whole root's graph replaces the demand graph: free it
+		// (and its lookups) before that one is built.
+		d.whole, d.graph, d.view, d.trace, d.checked = true, nil, d.root, nil, nil
 		return true, nil
 	}
 	add := slices.Sorted(maps.Keys(missing))
