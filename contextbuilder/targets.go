@@ -383,7 +383,7 @@ func AmbiguityAdvice(c Candidate) string {
 // byte offsets, and as a 0-based line and byte column, the form that needs
 // no text; the caller converts it to the client's units.
 func candidateOf(d relateRef, syn *syntax.File) Candidate {
-	c := Candidate{Path: d.Path, Symbol: d.QualifiedName, Kind: string(d.Kind)}
+	c := Candidate{Path: d.Path, Symbol: d.QualifiedName, Kind: d.Kind.String()}
 	if syn != nil && d.Index < len(syn.Symbols) {
 		r := syn.Symbols[d.Index].Range
 		c.Range = Range{

@@ -119,7 +119,7 @@ func documentSymbols(syms []syntax.Symbol, m *position.Mapper) []protocol.Docume
 				sel = sym.Range
 			}
 			out = append(out, protocol.DocumentSymbol{
-				Name: sym.Name, Detail: string(sym.Kind), Kind: lspKind(sym.Kind),
+				Name: sym.Name, Detail: sym.Kind.String(), Kind: lspKind(sym.Kind),
 				Range: lspRange(m, sym.Range), SelectionRange: lspRange(m, sel),
 				Children: build(children[i]),
 			})

@@ -25,9 +25,16 @@ import (
 	"github.com/ctxd/ctxd/index/words"
 )
 
-// cacheMagic starts every cache file; a file without it is foreign (or
-// of the earlier layout, one gob message for the whole cache).
-const cacheMagic = "ctxd-index-cache 2\n"
+// cacheMagic starts every cache file; a file without it is foreign, or
+// of an earlier layout (1: one gob message for the whole cache; 2: symbol
+// kinds as strings). A change of the encoding that leaves what the index
+// derives unchanged bumps it, not FormatVersion, which enters the
+// fingerprints.
+const cacheMagic = "ctxd-index-cache 3\n"
+
+// errOldLayout is the error of loading a cache file of an earlier layout:
+// replaced on the next save, as expected after an upgrade.
+var errOldLayout = errors.New("index cache of an earlier layout")
 
 // cacheHeader is the first gob message of a cache file; the entries and
 // then the path records follow, one message each, so that neither
@@ -148,7 +155,12 @@ func openRootCache(base, realDir string, log *slog.Logger) *rootCache {
 		old: map[cacheKey]*syntax.File{}, used: map[cacheKey]*syntax.File{},
 		oldPaths: map[string]*pathRecord{}, paths: map[string]*pathRecord{},
 	}
-	if err := c.load(); err != nil && !errors.Is(err, os.ErrNotExist) {
+	switch err := c.load(); {
+	case err == nil, errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, errOldLayout):
+		log.Info("index cache of an earlier version replaced", "path", c.path)
+		c.old, c.oldPaths = map[cacheKey]*syntax.File{}, map[string]*pathRecord{}
+	default:
 		log.Warn("index cache discarded", "err", err)
 		c.old, c.oldPaths = map[cacheKey]*syntax.File{}, map[string]*pathRecord{}
 	}
@@ -170,6 +182,9 @@ func (c *rootCache) load() error {
 	br := bufio.NewReaderSize(fh, 1<<16)
 	head := make([]byte, len(cacheMagic)+sha256.Size)
 	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(cacheMagic)]) != cacheMagic {
+		if err == nil && strings.HasPrefix(string(head), "ctxd-index-cache ") {
+			return fmt.Errorf("reading %s: %w", c.path, errOldLayout)
+		}
 		return fmt.Errorf("reading %s: not a ctxd index cache", c.path)
 	}
 	want := head[len(cacheMagic):]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -419,6 +421,21 @@ func TestCachePersistsAndRejectsCorruption(t *testing.T) {
 	c2 := openRootCache(cacheDir, dir, nil)
 	if len(c2.old) != 0 {
 		t.Errorf("corrupt cache trusted: %d entries", len(c2.old))
+	}
+	// A cache of an earlier layout is replaced without a warning (an
+	// upgrade), any other unreadable one with a warning.
+	for _, tt := range []struct {
+		head, level string
+	}{
+		{"ctxd-index-cache 2\n", "INFO"},
+		{"not a cache at all", "WARN"},
+	} {
+		os.WriteFile(c.path, append([]byte(tt.head), data[len(cacheMagic):]...), 0o600)
+		var log testenv.Buffer
+		c3 := openRootCache(cacheDir, dir, slog.New(slog.NewTextHandler(&log, nil)))
+		if len(c3.old) != 0 || !strings.Contains(log.String(), "level="+tt.level) {
+			t.Errorf("cache starting %q: %d entries, log %q; want none, and a %s line", tt.head, len(c3.old), log.String(), tt.level)
+		}
 	}
 	// A cache dir inside the workspace is refused.
 	if c := openRootCache(filepath.Join(dir, "cache"), dir, nil); c != nil {

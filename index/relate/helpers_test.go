@@ -151,7 +151,11 @@ func parseFixture(t testing.TB, name, text string) *syntax.File {
 			if len(fields) != 2 && !(len(fields) == 4 && fields[2] == "in") {
 				t.Fatalf("%s: bad def %q", name, line)
 			}
-			s := syntax.Symbol{Kind: syntax.SymbolKind(fields[0]), Name: fields[1], QualifiedName: fields[1], Exported: true}
+			kind, ok := syntax.KindNamed(fields[0])
+			if !ok {
+				t.Fatalf("%s: unknown kind in %q", name, line)
+			}
+			s := syntax.Symbol{Kind: kind, Name: fields[1], QualifiedName: fields[1], Exported: true}
 			if len(fields) == 4 {
 				s.Container = fields[3]
 				s.QualifiedName = s.Container + "." + s.Name

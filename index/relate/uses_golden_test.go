@@ -69,7 +69,7 @@ func runUsesQuery(t *testing.T, g *Graph, src *memSource, texts map[string][]byt
 		var out []string
 		for _, r := range g.Resolve(p, uses) {
 			if r.Path != p {
-				out = append(out, r.Path+" "+r.QualifiedName+" ("+string(r.Kind)+")")
+				out = append(out, r.Path+" "+r.QualifiedName+" ("+r.Kind.String()+")")
 			}
 		}
 		return out

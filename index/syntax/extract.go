@@ -77,8 +77,8 @@ func parseCapture(name string) (c capture, ok bool) {
 		return capture{role: r}, true
 	}
 	if k, ok := strings.CutPrefix(name, "definition."); ok {
-		if i := slices.Index(SymbolKinds, SymbolKind(k)); i >= 0 {
-			return capture{role: roleDefinition, kind: SymbolKinds[i]}, true
+		if kind, ok := KindNamed(k); ok {
+			return capture{role: roleDefinition, kind: kind}, true
 		}
 	}
 	if k, ok := strings.CutPrefix(name, "import."); ok {
@@ -290,7 +290,7 @@ func (x *extractor) match(cq *compiledQuery, pat int, caps []rawCapture) {
 
 // apply merges what one match says into the record.
 func (r *record) apply(a *annotation) {
-	if a.kind != "" && a.pattern >= r.kindPat {
+	if a.kind != 0 && a.pattern >= r.kindPat {
 		r.kind, r.kindPat = a.kind, a.pattern
 	}
 	if a.hasBody && !r.hasBody {
@@ -476,7 +476,7 @@ func (x *extractor) nest() ([]kept, []scopeBase) {
 	eof := uint32(len(x.src))
 	items := make([]item, 0, len(x.records)+len(scopes)+len(x.locals))
 	for _, r := range x.records {
-		if r.kind == "" {
+		if r.kind == 0 {
 			continue
 		}
 		it := item{node: r.node, end: r.node.end, rec: r}

@@ -236,7 +236,7 @@ func ctxdDecls(f *syntax.File) []string {
 		case syntax.Var:
 			kind = "var"
 		default:
-			kind = string(s.Kind)
+			kind = s.Kind.String()
 		}
 		decls = append(decls, kind+" "+s.Name)
 	}

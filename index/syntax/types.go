@@ -1,5 +1,11 @@
 package syntax
 
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
 // Language names a language ctxd parses. The values are stable: they appear in
 // ctxd.indexStatus and in the on-disk cache. The empty Language means a text
 // file indexed without symbols.
@@ -39,34 +45,87 @@ type Range struct {
 // IsZero reports whether r is the zero Range (used for "absent").
 func (r Range) IsZero() bool { return r == Range{} }
 
-// SymbolKind classifies a declaration. The values are stable strings.
-type SymbolKind string
+// SymbolKind classifies a declaration. Its values are stable strings on
+// every wire (JSON, logs, String); in memory it is a byte, since a large
+// workspace holds close to a million symbols. The byte values follow the
+// strings' order, so that ordering by kind orders by name.
+type SymbolKind uint8
 
 // Symbol kinds. Languages map their declarations onto the closest kind:
 // a Rust trait is an Interface, a Go struct type a Struct, a C# record a Class.
+// The zero SymbolKind, "", is no kind.
 const (
-	Function    SymbolKind = "function"
-	Method      SymbolKind = "method"
-	Constructor SymbolKind = "constructor"
-	Class       SymbolKind = "class"
-	Interface   SymbolKind = "interface"
-	Struct      SymbolKind = "struct"
-	Enum        SymbolKind = "enum"
-	TypeAlias   SymbolKind = "type" // Go non-struct, non-interface types; TS type aliases; C typedefs
-	Const       SymbolKind = "const"
-	Var         SymbolKind = "var"
-	Field       SymbolKind = "field"
-	Property    SymbolKind = "property"
-	Namespace   SymbolKind = "namespace" // C# namespace, C++ namespace, Rust mod
-	Module      SymbolKind = "module"
-	EnumMember  SymbolKind = "enum_member"
+	Class       SymbolKind = iota + 1 // "class"
+	Const                             // "const"
+	Constructor                       // "constructor"
+	Enum                              // "enum"
+	EnumMember                        // "enum_member"
+	Field                             // "field"
+	Function                          // "function"
+	Interface                         // "interface"
+	Method                            // "method"
+	Module                            // "module"
+	Namespace                         // "namespace": C# namespace, C++ namespace, Rust mod
+	Property                          // "property"
+	Struct                            // "struct"
+	TypeAlias                         // "type": Go non-struct, non-interface types; TS type aliases; C typedefs
+	Var                               // "var"
 )
+
+// kindNames are the kinds' strings, by value; sorted.
+var kindNames = [...]string{"", "class", "const", "constructor", "enum", "enum_member", "field",
+	"function", "interface", "method", "module", "namespace", "property", "struct", "type", "var"}
+
+// String returns the kind's stable name ("function"); "" for the zero
+// kind and for a value that is no kind.
+func (k SymbolKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return ""
+}
+
+// KindNamed returns the kind whose name is s; ok is false when there is
+// none ("" included).
+func KindNamed(s string) (k SymbolKind, ok bool) {
+	if i, found := slices.BinarySearch(kindNames[:], s); found && i > 0 {
+		return SymbolKind(i), true
+	}
+	return 0, false
+}
+
+// MarshalJSON encodes the kind as its name.
+func (k SymbolKind) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, k.String()), nil }
+
+// UnmarshalJSON decodes a kind's name; "" is the zero kind, and any other
+// unknown name an error.
+func (k *SymbolKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return fmt.Errorf("symbol kind %s: not a JSON string", b)
+	}
+	if s == "" {
+		*k = 0
+		return nil
+	}
+	v, ok := KindNamed(s)
+	if !ok {
+		return fmt.Errorf("unknown symbol kind %q", s)
+	}
+	*k = v
+	return nil
+}
 
 // Symbol is one declaration of a file.
 type Symbol struct {
 	// Name is the declared identifier, without container.
 	Name string     `json:"name"`
 	Kind SymbolKind `json:"kind"`
+	// Exported reports visibility outside its package or module by the
+	// language's rule (Go: upper-case initial; Java/C#: public or protected;
+	// Rust: pub; Python/JS/TS: not underscore-prefixed / exported; C/C++:
+	// not static). Next to Kind, so that the two share a word.
+	Exported bool `json:"exported"`
 	// Container is the qualified name of the enclosing declaration (a class,
 	// namespace, or for Go methods the receiver's base type name, without
 	// pointer or type parameters); empty at top level.
@@ -83,11 +142,6 @@ type Symbol struct {
 	// Doc covers the doc comment directly above the declaration; the zero
 	// Range when there is none.
 	Doc Range `json:"doc"`
-	// Exported reports visibility outside its package or module by the
-	// language's rule (Go: upper-case initial; Java/C#: public or protected;
-	// Rust: pub; Python/JS/TS: not underscore-prefixed / exported; C/C++:
-	// not static).
-	Exported bool `json:"exported"`
 	// Bases are the names of the types this type extends, implements or
 	// embeds, as written (qualifiers kept, type arguments removed), in source
 	// order; nil when none.
