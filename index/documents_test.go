@@ -527,8 +527,7 @@ func checkSyntax(t *testing.T, what string, got *syntax.File, text string) {
 // changes settle (here: forever) and parses nothing; a reader wanting the
 // last version wakes it, and that one parse is the only one.
 func TestChangesSettleUntilWanted(t *testing.T) {
-	defer func(d, m time.Duration) { settleDelay, maxSettle = d, m }(settleDelay, maxSettle)
-	settleDelay, maxSettle = time.Hour, time.Hour
+	settleForever(t)
 	var mu sync.Mutex
 	var texts []string
 	h := func(_ string, text []byte) {
@@ -538,18 +537,7 @@ func TestChangesSettleUntilWanted(t *testing.T) {
 	}
 	parseHook.Store(&h)
 	t.Cleanup(func() { parseHook.Store(nil) })
-	x := New(Options{CacheDir: "off"})
-	t.Cleanup(func() { x.Close() })
-	ctx := testCtx(t)
-	uri := "file:///nowhere/a.go"
-	open := "package a\n"
-	typedTexts, edits := typed(open, 3)
-	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
-	for i, e := range edits {
-		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	x, uri, typedTexts := typedDocument(t, 3, nil)
 	last, _ := x.Snapshot().Document(uri)
 	checkSyntax(t, "the last version", last.Syntax(), typedTexts[2])
 	mu.Lock()
@@ -559,28 +547,51 @@ func TestChangesSettleUntilWanted(t *testing.T) {
 	}
 }
 
-// TestSupersededTextsAreFreed: while changes settle, the queue reaches
-// the text of the newest version and of the versions someone holds (a
-// snapshot), not of every superseded one.
-func TestSupersededTextsAreFreed(t *testing.T) {
-	defer func(d, m time.Duration) { settleDelay, maxSettle = d, m }(settleDelay, maxSettle)
-	settleDelay, maxSettle = time.Hour, time.Hour
+// typedDocument opens "package a\n" in a new index and makes n changes
+// to it, each typing one more comment line (see typed), calling after(i)
+// after change i. It returns the index, the document's URI and the text
+// of each change.
+func typedDocument(t *testing.T, n int, after func(x *Index, i int)) (*Index, string, []string) {
+	t.Helper()
 	x := New(Options{CacheDir: "off"})
 	t.Cleanup(func() { x.Close() })
 	ctx := testCtx(t)
 	uri := "file:///nowhere/a.go"
-	open := "package a\n"
-	texts, edits := typed(open, 6)
-	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
-	var kept *Snapshot
+	texts, edits := typed("package a\n", n)
+	x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
+	if after != nil {
+		after(x, -1)
+	}
 	for i, e := range edits {
 		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
 			t.Fatal(err)
 		}
+		if after != nil {
+			after(x, i)
+		}
+	}
+	return x, uri, texts
+}
+
+// settleForever makes the background parser wait for changes to settle
+// until a version is wanted, for the rest of the test.
+func settleForever(t *testing.T) {
+	d, m := settleDelay, maxSettle
+	t.Cleanup(func() { settleDelay, maxSettle = d, m })
+	settleDelay, maxSettle = time.Hour, time.Hour
+}
+
+// TestSupersededTextsAreFreed: while changes settle, the queue reaches
+// the text of the newest version and of the versions someone holds (a
+// snapshot), not of every superseded one.
+func TestSupersededTextsAreFreed(t *testing.T) {
+	settleForever(t)
+	var kept *Snapshot
+	x, uri, texts := typedDocument(t, 6, func(x *Index, i int) {
 		if i == 2 {
 			kept = x.Snapshot()
 		}
-	}
+	})
 	last, _ := x.Snapshot().Document(uri)
 	p := last.ver.p
 	reached := func() []string {
@@ -619,23 +630,15 @@ func TestSupersededTextsAreFreed(t *testing.T) {
 // so the request's reader gets the parser's extraction of it.
 func TestPinnedVersionsAreParsed(t *testing.T) {
 	parses, waitParse, release := holdParser(t)
-	x := New(Options{CacheDir: "off"})
-	t.Cleanup(func() { x.Close() })
-	ctx := testCtx(t)
-	uri := "file:///nowhere/a.go"
-	open := "package a\n"
-	texts, edits := typed(open, 6)
-	x.OpenDocument(ctx, uri, "go", 1, []byte(open))
-	waitParse()
 	var pinned *Snapshot
-	for i, e := range edits {
-		if _, err := x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
-			t.Fatal(err)
-		}
-		if i == 2 {
+	x, uri, texts := typedDocument(t, 6, func(x *Index, i int) {
+		switch i {
+		case -1:
+			waitParse()
+		case 2:
 			pinned = x.Pin()
 		}
-	}
+	})
 	release()
 	d, _ := pinned.Document(uri)
 	checkSyntax(t, "the pinned version", d.Syntax(), texts[2])
@@ -644,7 +647,7 @@ func TestPinnedVersionsAreParsed(t *testing.T) {
 	if d.ver.state != parsed {
 		t.Error("the pinned version was passed over")
 	}
-	if diff := cmp.Diff([]string{open, texts[2], texts[5]}, parses()); diff != "" {
+	if diff := cmp.Diff([]string{"package a\n", texts[2], texts[5]}, parses()); diff != "" {
 		t.Errorf("parsed texts (-want +got):\n%s", diff)
 	}
 }

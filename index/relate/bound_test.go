@@ -30,17 +30,9 @@ func TestGoUsersBoundGoSrc(t *testing.T) {
 			targets = append(targets, p)
 		}
 	}
-	defer func(b bool) { goUsersBound = b }(goUsersBound)
 	total := 0
 	for _, p := range targets {
-		goUsersBound = false
-		want := g.users(p, nil)
-		goUsersBound = true
-		got := g.users(p, nil)
-		total += len(got)
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("Users(%s) with the bound (-without +with):\n%s", p, diff)
-		}
+		total += compareBound(t, g, &goUsersBound, p, nil)
 	}
 	t.Logf("%d targets, %d users in all", len(targets), total)
 	if total == 0 {
@@ -53,7 +45,6 @@ func TestGoUsersBoundGoSrc(t *testing.T) {
 // users of every file and of each of its symbols with the dependents
 // bound (jsDependents) are the users without it.
 func TestJSUsersBound(t *testing.T) {
-	defer func(b bool) { jsUsersBound = b }(jsUsersBound)
 	total := 0
 	indextest.Goldens(t, "testdata/uses/[jt]s_*.txtar", func(t *testing.T, gl *indextest.Golden) {
 		src, _ := parsedSource(t, gl.Files("queries", "want"))
@@ -68,18 +59,26 @@ func TestJSUsersBound(t *testing.T) {
 				queries = append(queries, []int{i})
 			}
 			for _, syms := range queries {
-				jsUsersBound = false
-				want := g.users(p, syms)
-				jsUsersBound = true
-				got := g.users(p, syms)
-				total += len(got)
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("Users(%s, %v) with the bound (-without +with):\n%s", p, syms, diff)
-				}
+				total += compareBound(t, g, &jsUsersBound, p, syms)
 			}
 		}
 	})
 	if total == 0 {
 		t.Fatal("no target with users: the comparison proves nothing")
 	}
+}
+
+// compareBound checks that Users(p, syms) is the same with the bound that
+// flag turns on as without it, and returns how many users there are.
+func compareBound(t *testing.T, g *Graph, flag *bool, p string, syms []int) int {
+	t.Helper()
+	defer func(b bool) { *flag = b }(*flag)
+	*flag = false
+	want := g.users(p, syms)
+	*flag = true
+	got := g.users(p, syms)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Users(%s, %v) with the bound (-without +with):\n%s", p, syms, diff)
+	}
+	return len(got)
 }
