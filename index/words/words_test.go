@@ -74,8 +74,51 @@ func TestFromWords(t *testing.T) {
 	if !g.MayContain([]string{"alpha", "beta"}) {
 		t.Error("a rebuilt filter lost words")
 	}
-	if FromWords(make([]uint64, 3)) != nil || FromWords(nil) != nil {
+	if FromWords(make([]uint64, maxWords+1)) != nil || FromWords(nil) != nil {
 		t.Error("a corrupt length must give nil")
+	}
+}
+
+// TestFilterSize: a filter holds about bitsPerToken bits per distinct
+// token, however often each repeats, and rejects absent words at about
+// the rate the layout promises (0.2%; the test allows 0.4%).
+func TestFilterSize(t *testing.T) {
+	tests := []struct {
+		name     string
+		distinct int
+		repeats  int
+	}{
+		{"no repeats", 3000, 1},
+		{"every token five times", 3000, 5},
+		{"a small file", 40, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var text []byte
+			for r := range tt.repeats {
+				for i := range tt.distinct {
+					text = fmt.Appendf(text, "w%d ", (i*7919+r)%tt.distinct)
+				}
+			}
+			f := NewFilter(text)
+			want := filterWords(tt.distinct) * 8
+			if got := f.Bytes(); got < want*9/10 || got > want*11/10 {
+				t.Errorf("%d bytes for %d distinct tokens, want about %d", got, tt.distinct, want)
+			}
+			if tt.distinct < 1000 {
+				return
+			}
+			falsePos := 0
+			for i := range 100000 {
+				if f.MayContain([]string{fmt.Sprintf("absent%d", i)}) {
+					falsePos++
+				}
+			}
+			t.Logf("%d bytes, %d of 100000 absent words reported present", f.Bytes(), falsePos)
+			if falsePos > 400 {
+				t.Errorf("%d of 100000 absent words reported present", falsePos)
+			}
+		})
 	}
 }
 
