@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -98,6 +99,7 @@ func languageOf(uri string) syntax.Language {
 // notifications are: the edits are positions in the text the caller last
 // saw.
 func (x *Index) ChangeDocument(ctx context.Context, uri string, version int32, edits []Edit) (*Document, error) {
+	x.lastChange.Store(time.Now().UnixNano())
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed.Load() {

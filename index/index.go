@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/index/ignore"
 )
@@ -91,6 +92,13 @@ type Index struct {
 	caches   map[string]*rootCache // by root Dir; nil entries are disabled
 	wg       sync.WaitGroup
 	idle     *gate // closed while no build needs the cores
+	// lastChange is when a document last changed (UnixNano): the cache
+	// is written once the editing has paused (waitQuiet). It paces
+	// background work only; it never reaches output.
+	lastChange atomic.Int64
+	// closing is closed by Close: it ends the waits of background work
+	// that no scan context covers any more (waitQuiet).
+	closing chan struct{}
 }
 
 // scan is a running initial (or re-) scan of one root.
@@ -125,6 +133,7 @@ func New(opts Options) *Index {
 		checkers: map[string]*ignore.Checker{},
 		caches:   map[string]*rootCache{},
 		idle:     newGate(),
+		closing:  make(chan struct{}),
 	}
 	base, err := cacheDirFor(opts.CacheDir)
 	if err != nil {
@@ -347,8 +356,51 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 	x.mu.Unlock()
 	hits, misses, trusted := cache.stats()
 	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses, "unchanged_unread", trusted)
+	if !x.waitQuiet(ctx) {
+		return // Close saves the cache
+	}
 	if err := cache.save(); err != nil {
 		x.log.Warn("saving the index cache failed", "err", err)
+	}
+}
+
+// saveQuiet is how long the editing must have paused before a scan writes
+// the cache; a variable so that a test can change it.
+var saveQuiet = 500 * time.Millisecond
+
+// waitQuiet reports, once no build holds the cores and no document changed
+// for saveQuiet, that the cache may be written; false when ctx ended or
+// the index is closing (Close saves the caches itself). Writing the cache
+// is a second of CPU on GOROOT/src, with its garbage: background work,
+// which must not take the cores of the builds and keystrokes that follow
+// the indexing (the first edits after opening a large folder land right
+// there). During an edit storm the cache waits for the storm's end.
+func (x *Index) waitQuiet(ctx context.Context) bool {
+	// The scan is no longer among those Close cancels.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-x.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		x.idle.wait(ctx)
+		since := time.Since(time.Unix(0, x.lastChange.Load()))
+		if ctx.Err() != nil {
+			return false
+		}
+		if since >= saveQuiet {
+			return true
+		}
+		t := time.NewTimer(saveQuiet - since)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 
@@ -675,7 +727,9 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 // the cache. The index keeps answering Snapshot with the last snapshot.
 func (x *Index) Close() error {
 	x.mu.Lock()
-	x.closed.Store(true)
+	if !x.closed.Swap(true) {
+		close(x.closing)
+	}
 	for _, sc := range x.scans {
 		sc.cancel()
 	}

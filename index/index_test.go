@@ -560,3 +560,56 @@ func TestCacheRemovesStaleTemps(t *testing.T) {
 		t.Errorf("the young temporary file is gone: %v", err)
 	}
 }
+
+// TestWaitQuiet: a scan writes its cache only once the editing has paused
+// and no build holds the cores; an index closed meanwhile, or a cancelled
+// scan, ends the wait without writing (Close saves the cache itself).
+func TestWaitQuiet(t *testing.T) {
+	defer func(d time.Duration) { saveQuiet = d }(saveQuiet)
+	t.Run("never edited", func(t *testing.T) {
+		x := New(Options{CacheDir: "off"})
+		defer x.Close()
+		if !x.waitQuiet(testCtx(t)) {
+			t.Error("waitQuiet = false with no edit and no build")
+		}
+	})
+	saveQuiet = time.Hour
+	for _, tt := range []struct {
+		name string
+		end  func(x *Index, cancel context.CancelFunc)
+	}{
+		{"scan cancelled", func(_ *Index, cancel context.CancelFunc) { cancel() }},
+		{"index closed", func(x *Index, _ context.CancelFunc) { x.Close() }},
+	} {
+		t.Run("edited, then "+tt.name, func(t *testing.T) {
+			x := New(Options{CacheDir: "off"})
+			defer x.Close()
+			x.lastChange.Store(time.Now().UnixNano())
+			ctx, cancel := context.WithCancel(testCtx(t))
+			defer cancel()
+			got := make(chan bool)
+			go func() { got <- x.waitQuiet(ctx) }()
+			tt.end(x, cancel)
+			if <-got {
+				t.Error("waitQuiet = true while the last edit is recent")
+			}
+		})
+	}
+	t.Run("a build holds the cores", func(t *testing.T) {
+		saveQuiet = 0
+		x := New(Options{CacheDir: "off"})
+		defer x.Close()
+		release := x.PauseParsing()
+		ctx, cancel := context.WithCancel(testCtx(t))
+		got := make(chan bool)
+		go func() { got <- x.waitQuiet(ctx) }()
+		cancel()
+		if <-got {
+			t.Error("waitQuiet = true while a build holds the cores")
+		}
+		release()
+		if !x.waitQuiet(testCtx(t)) {
+			t.Error("waitQuiet = false once the build is done")
+		}
+	})
+}
