@@ -790,13 +790,16 @@ func TestSettleDelay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &docParser{}
+			var held []*docVersion // the snapshots that hold the versions
 			for i, a := range tt.queued {
 				v := &docVersion{wanted: i == tt.wanted}
-				p.queue = append(p.queue, pending{w: weak.Make(v), newest: v, at: at(a)})
+				held = append(held, v)
+				p.queue = append(p.queue, pending{w: weak.Make(v), at: at(a)})
 			}
 			if got := p.settleLocked(at(tt.now)); got != tt.want {
 				t.Errorf("settleLocked = %v, want %v", got, tt.want)
 			}
+			runtime.KeepAlive(held)
 		})
 	}
 }

@@ -96,9 +96,10 @@ type Index struct {
 	// is written once the editing has paused (waitQuiet). It paces
 	// background work only; it never reaches output.
 	lastChange atomic.Int64
-	// closing is closed by Close: it ends the waits of background work
-	// that no scan context covers any more (waitQuiet).
-	closing chan struct{}
+	// life is the context of the index's background work, every scan's
+	// included; Close cancels it (stop).
+	life context.Context
+	stop context.CancelFunc
 }
 
 // scan is a running initial (or re-) scan of one root.
@@ -133,8 +134,8 @@ func New(opts Options) *Index {
 		checkers: map[string]*ignore.Checker{},
 		caches:   map[string]*rootCache{},
 		idle:     newGate(),
-		closing:  make(chan struct{}),
 	}
+	x.life, x.stop = context.WithCancel(context.Background())
 	base, err := cacheDirFor(opts.CacheDir)
 	if err != nil {
 		log.Warn("index cache disabled", "err", err)
@@ -272,7 +273,7 @@ func (x *Index) startScan(root Root) *RootSnapshot {
 	}
 	cache := x.caches[root.Dir]
 	r = x.withOpenDocs(r)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(x.life)
 	sc := &scan{cancel: cancel, pending: map[string]bool{}}
 	x.scans[root.Dir] = sc
 	x.wg.Add(1)
@@ -369,23 +370,13 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 var saveQuiet = 500 * time.Millisecond
 
 // waitQuiet reports, once no build holds the cores and no document changed
-// for saveQuiet, that the cache may be written; false when ctx ended or
-// the index is closing (Close saves the caches itself). Writing the cache
+// for saveQuiet, that the cache may be written; false when ctx ended (the
+// index closed: Close saves the caches itself). Writing the cache
 // is a second of CPU on GOROOT/src, with its garbage: background work,
 // which must not take the cores of the builds and keystrokes that follow
 // the indexing (the first edits after opening a large folder land right
 // there). During an edit storm the cache waits for the storm's end.
 func (x *Index) waitQuiet(ctx context.Context) bool {
-	// The scan is no longer among those Close cancels.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-x.closing:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	for {
 		x.idle.wait(ctx)
 		since := time.Since(time.Unix(0, x.lastChange.Load()))
@@ -727,12 +718,9 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 // the cache. The index keeps answering Snapshot with the last snapshot.
 func (x *Index) Close() error {
 	x.mu.Lock()
-	if !x.closed.Swap(true) {
-		close(x.closing)
-	}
-	for _, sc := range x.scans {
-		sc.cancel()
-	}
+	x.closed.Store(true)
+	// Every scan, also one that left x.scans to write its cache.
+	x.stop()
 	// The documents stay in the last snapshot, which readers may still
 	// hold; only their trees, which no reader sees, are freed.
 	docs := x.Snapshot().docs

@@ -574,27 +574,36 @@ func TestWaitQuiet(t *testing.T) {
 		}
 	})
 	saveQuiet = time.Hour
-	for _, tt := range []struct {
-		name string
-		end  func(x *Index, cancel context.CancelFunc)
-	}{
-		{"scan cancelled", func(_ *Index, cancel context.CancelFunc) { cancel() }},
-		{"index closed", func(x *Index, _ context.CancelFunc) { x.Close() }},
-	} {
-		t.Run("edited, then "+tt.name, func(t *testing.T) {
-			x := New(Options{CacheDir: "off"})
-			defer x.Close()
-			x.lastChange.Store(time.Now().UnixNano())
-			ctx, cancel := context.WithCancel(testCtx(t))
-			defer cancel()
-			got := make(chan bool)
-			go func() { got <- x.waitQuiet(ctx) }()
-			tt.end(x, cancel)
-			if <-got {
-				t.Error("waitQuiet = true while the last edit is recent")
-			}
-		})
-	}
+	t.Run("edited, then the scan cancelled", func(t *testing.T) {
+		x := New(Options{CacheDir: "off"})
+		defer x.Close()
+		x.lastChange.Store(time.Now().UnixNano())
+		ctx, cancel := context.WithCancel(testCtx(t))
+		got := make(chan bool)
+		go func() { got <- x.waitQuiet(ctx) }()
+		cancel()
+		if <-got {
+			t.Error("waitQuiet = true while the last edit is recent")
+		}
+	})
+	t.Run("edited, then the index closed", func(t *testing.T) {
+		// The scan waits to write its cache (it has left the scans
+		// Close cancels one by one); Close ends the wait and saves.
+		dir := writeTree(t, "-- a.go --\npackage a\n")
+		cacheDir := t.TempDir()
+		x := New(Options{CacheDir: cacheDir})
+		x.lastChange.Store(time.Now().UnixNano())
+		x.SetRoots([]Root{{URI: PathToURI(dir), Dir: dir}})
+		if _, err := x.Wait(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c := openRootCache(cacheDir, dir, nil); len(c.old) != 1 {
+			t.Errorf("cache holds %d entries after Close, want 1", len(c.old))
+		}
+	})
 	t.Run("a build holds the cores", func(t *testing.T) {
 		saveQuiet = 0
 		x := New(Options{CacheDir: "off"})

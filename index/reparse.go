@@ -111,8 +111,9 @@ type docParser struct {
 	budget time.Duration // parseBudget when the document was opened
 
 	mu      sync.Mutex
-	queue   []pending // versions the worker has not taken, oldest first
-	running bool      // a worker goroutine runs
+	queue   []pending   // versions the worker has not taken, oldest first
+	latest  *docVersion // the newest version: the one the queue holds strongly
+	running bool        // a worker goroutine runs
 	closed  bool
 	// costly reports that the worker's last parse had syntax errors,
 	// so that its next one will most likely be an incremental parse
@@ -148,26 +149,20 @@ type docVersion struct {
 
 // pending is a queued version as the worker needs it: the edits that made
 // it from the previous version's text, and when it arrived. The queue
-// holds the version itself weakly, except for the newest one, whose text
-// the worker parses next: during a storm of changes, each version's copy
-// of the text is freed as soon as no snapshot or request holds it (a
-// 5,000-line buffer's 250 ms of changes kept 33 MB of superseded texts
-// alive otherwise). A version that someone holds is still found, wanted
-// or not, and settled like any other.
+// holds the version itself weakly (docParser.latest keeps the newest one,
+// whose text the worker parses next): during a storm of changes, each
+// version's copy of the text is freed as soon as no snapshot or request
+// holds it (a 5,000-line buffer's 250 ms of changes kept 33 MB of
+// superseded texts alive otherwise). A version that someone holds is still
+// found, wanted or not, and settled like any other.
 type pending struct {
-	w      weak.Pointer[docVersion]
-	newest *docVersion // the version while it is the newest; nil after
-	edits  []Edit      // from the previous version's text; nil for the first
-	at     time.Time   // when it was queued: paces the worker, never output
+	w     weak.Pointer[docVersion]
+	edits []Edit    // from the previous version's text; nil for the first
+	at    time.Time // when it was queued: paces the worker, never output
 }
 
 // version is the queued version, nil when nobody holds it any more.
-func (q pending) version() *docVersion {
-	if q.newest != nil {
-		return q.newest
-	}
-	return q.w.Value()
-}
+func (q pending) version() *docVersion { return q.w.Value() }
 
 // versionState says where a version is in its parser.
 type versionState uint8
@@ -207,10 +202,8 @@ func (p *docParser) add(text []byte, edits []Edit) *docVersion {
 		v.resolve(passed, nil)
 		return v
 	}
-	if n := len(p.queue); n > 0 {
-		p.queue[n-1].newest = nil
-	}
-	p.queue = append(p.queue, pending{w: weak.Make(v), newest: v, edits: edits, at: time.Now()})
+	p.latest = v
+	p.queue = append(p.queue, pending{w: weak.Make(v), edits: edits, at: time.Now()})
 	p.startLocked()
 	return v
 }
@@ -280,7 +273,7 @@ func (p *docParser) Close() {
 			v.resolve(passed, nil)
 		}
 	}
-	p.queue = nil
+	p.queue, p.latest = nil, nil
 	if !p.running {
 		p.free()
 	}

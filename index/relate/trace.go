@@ -245,13 +245,6 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 	var alts [][]string
 	kind, val, _ := strings.Cut(key, ":")
 	var under func(string) bool
-	last := func(p string) string {
-		base := path.Base(p)
-		if i := strings.IndexByte(base, '.'); i > 0 {
-			base = base[:i]
-		}
-		return base
-	}
 	switch kind {
 	case "go":
 		// The import path as written: each module whose directory holds
@@ -296,7 +289,7 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 		// package's main, named by its directory, is found under the
 		// directory's own key (jsReverseBases).
 		dir := dirOf(val)
-		stem := words.Split(last(val))
+		stem := words.Split(moduleName(val))
 		if dir == "" || g.jsBaseDir(dir) {
 			alts = [][]string{stem}
 		} else {
@@ -311,7 +304,7 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 		}
 		alts = append(alts, more...)
 	case "p":
-		base := last(val)
+		base := moduleName(val)
 		switch base {
 		case "index", "__init__", "mod", "lib", "main":
 			// Named by their directory ("from .pkg import"), or, for a
@@ -437,11 +430,7 @@ func tsTargetHides(base, t, pattern, val string) bool {
 	if len(val) < len(pre)+len(suf) || !strings.HasPrefix(val, pre) || !strings.HasSuffix(val, suf) {
 		return false
 	}
-	start := strings.LastIndexByte(val, '/') + 1
-	end := len(val)
-	if i := strings.IndexByte(val[start:], '.'); i >= 0 {
-		end = start + i
-	}
+	start, end := nameSpan(val)
 	capStart, capEnd := len(pre), len(val)-len(suf)
 	if start < capStart || end > capEnd {
 		return true
@@ -449,6 +438,24 @@ func tsTargetHides(base, t, pattern, val string) bool {
 	kp, ks, _ := strings.Cut(pattern, "*")
 	touches := func(s string, at int) bool { return s != "" && words.IsWordByte(s[at]) }
 	return start == capStart && touches(kp, len(kp)-1) || end == capEnd && touches(ks, 0)
+}
+
+// moduleName is the name of the module base p (see nameSpan).
+func moduleName(p string) string {
+	start, end := nameSpan(p)
+	return p[start:end]
+}
+
+// nameSpan returns where the name of the module base p lies in p: its last
+// element up to the first '.' that does not start it ("b" of "a/b.test.ts",
+// ".eslintrc" whole).
+func nameSpan(p string) (start, end int) {
+	start = strings.LastIndexByte(p, '/') + 1
+	end = len(p)
+	if i := strings.IndexByte(p[start:], '.'); i > 0 {
+		end = start + i
+	}
+	return start, end
 }
 
 // literalWords returns the words of a paths pattern's literal text, less
@@ -469,7 +476,7 @@ func literalWords(pattern string) []string {
 }
 
 // escapes reports whether one of the package's exports targets leaves
-// its directory ("../shared/x.js"): its specifiers may then reach files
+// its directory ("../common/x.js"): its specifiers may then reach files
 // anywhere.
 func (p *jsPackage) escapes() bool {
 	for _, sp := range p.exports {

@@ -235,7 +235,7 @@ func (g *Graph) users(path string, syms []int) []string {
 		// Likewise an ECMAScript declaration is used only from its
 		// module's transitive importers (jsDependents), whose Refs are
 		// at hand: the build needs no file that merely mentions a name.
-		for _, n := range v.jsDependents(self) {
+		for n := range v.jsDependents(self) {
 			f := v.file(n)
 			if f == nil || f.syn == nil {
 				continue
@@ -294,8 +294,8 @@ var (
 	jsUsersBound = true
 )
 
-// jsDependents returns the ECMAScript files that import the module at
-// node self, directly or through other such files, in the order found. A
+// jsDependents returns self and the ECMAScript files that import the
+// module at node self, directly or through other such files. A
 // file outside them cannot reach a declaration of self: resolveJS follows
 // a name only through the file's own import requests and the re-exports
 // of the modules they name, and a member only through the types those
@@ -304,30 +304,20 @@ var (
 // On a large tree this keeps the users of a module's common names
 // ("provider", "get") to the files that depend on it, rather than every
 // file that mentions them.
-func (v *view) jsDependents(self int32) []int32 {
-	seen := map[int32]bool{self: true}
-	queue := []int32{self}
-	var out []int32
-	for len(queue) > 0 {
-		t := v.file(queue[0])
-		queue = queue[1:]
+func (v *view) jsDependents(self int32) map[int32]bool {
+	return closure(self, func(n int32, add func(int32)) {
+		t := v.file(n)
 		if t == nil {
-			continue
+			return
 		}
 		for _, k := range v.reverseKeys(t) {
-			v.eachReg(k, func(n, _ int32) {
-				if seen[n] {
-					return
-				}
-				seen[n] = true
-				if f := v.file(n); f != nil && f.lang == syntax.FamilyECMAScript {
-					queue = append(queue, n)
-					out = append(out, n)
+			v.eachReg(k, func(m, _ int32) {
+				if f := v.file(m); f != nil && f.lang == syntax.FamilyECMAScript {
+					add(m)
 				}
 			})
 		}
-	}
-	return out
+	})
 }
 
 // goDependents returns the directories whose Go files can use a
@@ -342,15 +332,27 @@ func (v *view) jsDependents(self int32) []int32 {
 // keeps the users of a file's common member names ("ID", "String") to the
 // packages that depend on it, rather than every file that mentions them.
 func (v *view) goDependents(dir string) map[string]bool {
-	seen := map[string]bool{dir: true}
-	queue := []string{dir}
-	for len(queue) > 0 {
-		d := queue[0]
-		queue = queue[1:]
+	return closure(dir, func(d string, add func(string)) {
 		v.eachReg("go:"+d, func(n, _ int32) {
-			if f := v.file(n); f != nil && f.lang == syntax.FamilyGo && !seen[f.dir] {
-				seen[f.dir] = true
-				queue = append(queue, f.dir)
+			if f := v.file(n); f != nil && f.lang == syntax.FamilyGo {
+				add(f.dir)
+			}
+		})
+	})
+}
+
+// closure returns start and everything next reaches from it, directly or
+// through what it reached: next(x, add) calls add for each neighbour of x.
+func closure[T comparable](start T, next func(x T, add func(T))) map[T]bool {
+	seen := map[T]bool{start: true}
+	queue := []T{start}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		next(x, func(y T) {
+			if !seen[y] {
+				seen[y] = true
+				queue = append(queue, y)
 			}
 		})
 	}

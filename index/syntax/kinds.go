@@ -1,7 +1,7 @@
 package syntax
 
-// SymbolKinds lists every SymbolKind, in a fixed order (the order of their
-// declaration). Callers must not modify it.
+// SymbolKinds lists every SymbolKind, in a fixed order. Callers must not
+// modify it.
 var SymbolKinds = []SymbolKind{
 	Function, Method, Constructor, Class, Interface, Struct, Enum, TypeAlias,
 	Const, Var, Field, Property, Namespace, Module, EnumMember,

@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -96,25 +95,6 @@ func KindNamed(s string) (k SymbolKind, ok bool) {
 
 // MarshalJSON encodes the kind as its name.
 func (k SymbolKind) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, k.String()), nil }
-
-// UnmarshalJSON decodes a kind's name; "" is the zero kind, and any other
-// unknown name an error.
-func (k *SymbolKind) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return fmt.Errorf("symbol kind %s: not a JSON string", b)
-	}
-	if s == "" {
-		*k = 0
-		return nil
-	}
-	v, ok := KindNamed(s)
-	if !ok {
-		return fmt.Errorf("unknown symbol kind %q", s)
-	}
-	*k = v
-	return nil
-}
 
 // Symbol is one declaration of a file.
 type Symbol struct {
