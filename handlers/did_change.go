@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/buffer"
 	"go.lsp.dev/protocol"
 )
 
@@ -63,7 +64,7 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 	if version < doc.Version {
 		return fmt.Errorf("didChange for %s ignored: version %d is older than the open version %d", uri, version, doc.Version)
 	}
-	_, err := s.Index.ChangeDocument(ctx, uri, version, p.edits(doc, s.Config().Encoding))
+	_, err := s.Index.ChangeDocument(ctx, uri, version, p.edits(doc.Text(), doc.OutOfSync, s.Config().Encoding))
 	if errors.Is(err, index.ErrNotOpen) {
 		return errNotOpen(protocol.MethodTextDocumentDidChange, uri)
 	}
@@ -75,14 +76,15 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 	return err
 }
 
-// edits converts the changes to byte edits of doc's text, each against the
-// text the previous one leaves. A document out of sync only takes the
+// edits converts the changes to byte edits of text, the open document's,
+// each against the text the previous one leaves. A document out of sync
+// (outOfSync) only takes the
 // changes from its last full-content one on: the ranges before it are
 // positions in a text ctxd does not have, and without one there is nothing
 // it can apply (no edits: the index keeps it out of sync).
-func (p *didChangeParams) edits(doc *index.Document, enc position.Encoding) []index.Edit {
+func (p *didChangeParams) edits(text *buffer.Text, outOfSync bool, enc position.Encoding) []index.Edit {
 	changes := p.ContentChanges
-	if doc.OutOfSync {
+	if outOfSync {
 		last := -1
 		for i, c := range changes {
 			if c.Range == nil {
@@ -95,11 +97,10 @@ func (p *didChangeParams) edits(doc *index.Document, enc position.Encoding) []in
 		changes = changes[last:]
 	}
 	edits := make([]index.Edit, 0, len(changes))
-	text := doc.Content
 	for i, c := range changes {
 		e := index.Edit{Full: true, Text: *c.Text}
 		if c.Range != nil {
-			e = index.Edit{Start: position.Offset(text, enc, c.Range.Start), End: position.Offset(text, enc, c.Range.End), Text: *c.Text}
+			e = index.Edit{Start: position.LineOffset(text, enc, c.Range.Start), End: position.LineOffset(text, enc, c.Range.End), Text: *c.Text}
 			if e.Start > e.End {
 				// Inverted after clamping, the range cannot be
 				// applied: the index refuses it as it is, and the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd/handlers/position"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/google/go-cmp/cmp"
 	"go.lsp.dev/protocol"
@@ -138,8 +139,7 @@ func TestDidChangeEdits(t *testing.T) {
 			if err := decodeParams(raw, &p); err != nil {
 				t.Fatal(err)
 			}
-			doc := &index.Document{Content: []byte(tt.text), OutOfSync: tt.outOfSync}
-			if diff := cmp.Diff(tt.want, p.edits(doc, tt.enc)); diff != "" {
+			if diff := cmp.Diff(tt.want, p.edits(buffer.FromString(tt.text), tt.outOfSync, tt.enc)); diff != "" {
 				t.Errorf("edits (-want +got):\n%s", diff)
 			}
 		})
@@ -307,12 +307,12 @@ func TestDidChangeIndex(t *testing.T) {
 			if tt.want == nil {
 				t.Fatalf("document open: %+v", d)
 			}
-			if diff := cmp.Diff(*tt.want, doc{d.Version, string(d.Content), d.Saved, d.OutOfSync}); diff != "" {
+			if diff := cmp.Diff(*tt.want, doc{d.Version, string(d.Content()), d.Saved, d.OutOfSync}); diff != "" {
 				t.Errorf("document (-want +got):\n%s", diff)
 			}
 			// Whatever the path, the symbols are those of a fresh parse
 			// of the text the index holds.
-			want, err := syntax.Parse(ctx, syntax.Go, d.Content)
+			want, err := syntax.Parse(ctx, syntax.Go, d.Content())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -11,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
 )
@@ -48,9 +47,9 @@ func (x *Index) open(uri, languageID string, version int32, text []byte) {
 	if text == nil {
 		text = []byte{}
 	}
-	d := &Document{URI: uri, LanguageID: languageID, Version: version, Content: text, lang: languageOf(uri)}
+	d := &Document{URI: uri, LanguageID: languageID, Version: version, text: buffer.New(text), lang: languageOf(uri)}
 	if d.lang != "" {
-		d.syn, d.ver = x.newDocParser(uri, d.lang, text)
+		d.syn, d.ver = x.newDocParser(uri, d.lang, d.text)
 	}
 	d.measure()
 	x.setDocument(old, d, true)
@@ -58,8 +57,8 @@ func (x *Index) open(uri, languageID string, version int32, text []byte) {
 
 // measure computes the fingerprint and line count of a new version, once.
 func (d *Document) measure() {
-	sum := sha256.Sum256(d.Content)
-	d.sha, d.lines = hex.EncodeToString(sum[:]), classify.LineCount(d.Content)
+	sum := d.text.Sum256()
+	d.sha, d.lines = hex.EncodeToString(sum[:]), d.text.LineCount()
 }
 
 // languageOf is the language an open document is parsed as: the one of
@@ -132,16 +131,16 @@ func (x *Index) change(d *Document, version int32, edits []Edit) (*Document, err
 		}
 		edits = edits[full:]
 	}
-	text, err := syntax.ApplyEdits(d.Content, edits)
+	text, err := ApplyEdits(d.text, edits)
 	if err != nil {
 		next := d.outOfSync(version)
 		x.setDocument(d, next, false)
 		return next, fmt.Errorf("changing %s to version %d: %w: %w", d.URI, version, ErrOutOfSync, err)
 	}
-	next := &Document{URI: d.URI, LanguageID: d.LanguageID, Version: version, Content: text, lang: d.lang, syn: d.syn}
+	next := &Document{URI: d.URI, LanguageID: d.LanguageID, Version: version, text: text, lang: d.lang, syn: d.syn}
 	switch {
 	case d.syn == nil:
-	case bytes.Equal(text, d.Content):
+	case buffer.Equal(text, d.text):
 		// The same text (no edits, or edits that cancel out): the same
 		// extraction, and nothing for the parser to do.
 		next.ver, next.sha, next.lines = d.ver, d.sha, d.lines
@@ -251,7 +250,7 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 	}
 	f := &File{
 		Path: rel, Encoding: classify.UTF8, SHA256: d.SHA256(),
-		ByteSize: int64(len(d.Content)), LineCount: d.LineCount(),
+		ByteSize: int64(d.text.Len()), LineCount: d.LineCount(),
 		Open: true, Version: d.Version,
 	}
 	if d.ver != nil {

@@ -115,8 +115,8 @@ func FuzzChangeDocument(f *testing.F) {
 			if (err != nil) != outOfSync {
 				t.Fatalf("change %+v: error %v, want out of sync: %v", change, err, outOfSync)
 			}
-			if d.OutOfSync != outOfSync || d.Version != version || string(d.Content) != text {
-				t.Fatalf("change %+v: document out of sync %v, version %d, text %q; want %v, %d, %q", change, d.OutOfSync, d.Version, d.Content, outOfSync, version, text)
+			if d.OutOfSync != outOfSync || d.Version != version || string(d.Content()) != text {
+				t.Fatalf("change %+v: document out of sync %v, version %d, text %q; want %v, %d, %q", change, d.OutOfSync, d.Version, d.Content(), outOfSync, version, text)
 			}
 			if flags&8 != 0 {
 				later = append(later, unread{d, text})

@@ -185,7 +185,7 @@ func TestChangeDocumentMatchesParse(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: document not open", when)
 				}
-				if diff := cmp.Diff(text, string(d.Content)); diff != "" {
+				if diff := cmp.Diff(text, string(d.Content())); diff != "" {
 					t.Fatalf("%s: text (-want +got):\n%s", when, diff)
 				}
 				want, err := syntax.Parse(ctx, lang, []byte(text))
@@ -249,7 +249,7 @@ func TestDocumentLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := mustFile(t, r, "a.go")
-		return state{d.Version, string(d.Content), d.Saved, d.OutOfSync, f.Version, string(text), names(f)}
+		return state{d.Version, string(d.Content()), d.Saved, d.OutOfSync, f.Version, string(text), names(f)}
 	}
 	expect := func(when string, want state) {
 		t.Helper()
@@ -406,7 +406,7 @@ func TestSnapshotsKeepTheirDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok := s1.Document(uri)
-	if !ok || got != d1 || got.Version != 1 || got.Saved || string(got.Content) != "package a\n\nfunc A() {}\n" {
+	if !ok || got != d1 || got.Version != 1 || got.Saved || string(got.Content()) != "package a\n\nfunc A() {}\n" {
 		t.Fatalf("the first snapshot's document changed: %+v", got)
 	}
 	want, _ := syntax.Parse(ctx, syntax.Go, []byte("package a\n\nfunc A() {}\n"))
@@ -485,8 +485,8 @@ func TestChangeDocumentParsesInTheBackground(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(d.Content) != texts[i] || d.LineCount() != strings.Count(texts[i], "\n")+1 {
-			t.Fatalf("change %d: text %q, %d lines; want %q", i, d.Content, d.LineCount(), texts[i])
+		if string(d.Content()) != texts[i] || d.LineCount() != strings.Count(texts[i], "\n")+1 {
+			t.Fatalf("change %d: text %q, %d lines; want %q", i, d.Content(), d.LineCount(), texts[i])
 		}
 		snaps = append(snaps, x.Snapshot())
 	}
@@ -600,7 +600,7 @@ func TestSupersededTextsAreFreed(t *testing.T) {
 		var held []string
 		for _, q := range p.queue {
 			if v := q.version(); v != nil {
-				held = append(held, string(v.text))
+				held = append(held, string(v.text.Bytes()))
 			}
 		}
 		return held

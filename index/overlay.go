@@ -1,13 +1,12 @@
 package index
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"maps"
 	"slices"
 
-	"github.com/ctxd/ctxd/index/classify"
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
@@ -20,10 +19,24 @@ type Edit = syntax.Edit
 
 // ApplyEdits returns text after edits, the text [Index.ChangeDocument]
 // makes of them: for callers that need an intermediate text, such as the
-// one the positions of an editor's next change refer to. It never modifies
-// text; an edit that does not fit gives an error wrapping
-// [syntax.ErrEditRange].
-func ApplyEdits(text []byte, edits []Edit) ([]byte, error) { return syntax.ApplyEdits(text, edits) }
+// one the positions of an editor's next change refer to. Texts are
+// immutable; the result shares every chunk the edits do not touch. An
+// edit that does not fit gives an error naming it and wrapping
+// [syntax.ErrEditRange], and no text: applying a prefix of the list would
+// leave a text that is neither the old nor the new one.
+func ApplyEdits(text *buffer.Text, edits []Edit) (*buffer.Text, error) {
+	for i, e := range edits {
+		if e.Full {
+			text = buffer.FromString(e.Text)
+			continue
+		}
+		if err := e.Check(i, len(edits), text.Len()); err != nil {
+			return nil, err
+		}
+		text = text.Replace(e.Start, e.End, e.Text)
+	}
+	return text, nil
+}
 
 // Errors of the open-document methods of [Index]; they are wrapped with
 // the URI and versions concerned.
@@ -53,8 +66,9 @@ type Document struct {
 	LanguageID string
 	// Version is the editor's version number; it increases with every change.
 	Version int32
-	// Content is the full text. Callers must not modify it.
-	Content []byte
+	// text is the full text, in chunks that the versions of the
+	// document share (see [Document.Text]).
+	text *buffer.Text
 	// Saved reports whether the editor saved this version to disk.
 	Saved bool
 	// OutOfSync reports that a change could not be applied (a range that does
@@ -91,7 +105,7 @@ func (d *Document) SHA256() string {
 	if d.sha != "" {
 		return d.sha
 	}
-	sum := sha256.Sum256(d.Content)
+	sum := d.text.Sum256()
 	return hex.EncodeToString(sum[:])
 }
 
@@ -101,8 +115,19 @@ func (d *Document) LineCount() int {
 	if d.lines > 0 {
 		return d.lines
 	}
-	return classify.LineCount(d.Content)
+	return d.text.LineCount()
 }
+
+// Text returns the full text as the index holds it: immutable chunks,
+// shared with the document's other versions, that answer a line or the
+// length without flattening the text. A change copies only the chunks its
+// edits touch, so typing into a large buffer does not copy the buffer on
+// every keystroke.
+func (d *Document) Text() *buffer.Text { return d.text }
+
+// Content returns the full text in one slice, flattened on the first call
+// for this version. Callers must not modify it.
+func (d *Document) Content() []byte { return d.text.Bytes() }
 
 // Syntax returns the extraction of Content: exactly what [syntax.Parse]
 // returns for it, although the index parses an edited document

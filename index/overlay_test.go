@@ -3,13 +3,14 @@ package index
 import (
 	"testing"
 
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestOverlaysAreImmutable(t *testing.T) {
 	var empty *Overlays
-	a := empty.with(&Document{URI: "file:///a", Content: []byte("a")})
-	b := a.with(&Document{URI: "file:///b", Content: []byte("b")})
+	a := empty.with(&Document{URI: "file:///a", text: buffer.FromString("a")})
+	b := a.with(&Document{URI: "file:///b", text: buffer.FromString("b")})
 	c := b.without("file:///a")
 	a2 := a.with(&Document{URI: "file:///a", Version: 2})
 
@@ -32,7 +33,7 @@ func TestOverlaysAreImmutable(t *testing.T) {
 func TestLineCount(t *testing.T) {
 	tests := map[string]int{"": 1, "a": 1, "a\n": 2, "a\r\nb": 2, "a\rb\nc": 3, "\r\n\r\n": 3, "\n\r": 3}
 	for text, want := range tests {
-		if got := (&Document{Content: []byte(text)}).LineCount(); got != want {
+		if got := (&Document{text: buffer.FromString(text)}).LineCount(); got != want {
 			t.Errorf("LineCount(%q) = %d, want %d", text, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
@@ -137,7 +138,7 @@ type docParser struct {
 // [File.Syntax] share.
 type docVersion struct {
 	p    *docParser
-	text []byte
+	text *buffer.Text
 	cell *syntaxCell
 
 	// Guarded by p.mu until done is closed, then immutable.
@@ -185,7 +186,7 @@ const (
 
 // newDocParser returns the parser of a newly opened document and the
 // first version, text, which it starts parsing at once.
-func (x *Index) newDocParser(uri string, lang syntax.Language, text []byte) (*docParser, *docVersion) {
+func (x *Index) newDocParser(uri string, lang syntax.Language, text *buffer.Text) (*docParser, *docVersion) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &docParser{x: x, uri: uri, lang: lang, ctx: ctx, cancel: cancel, budget: parseBudget}
 	return p, p.add(text, nil)
@@ -193,7 +194,7 @@ func (x *Index) newDocParser(uri string, lang syntax.Language, text []byte) (*do
 
 // add queues the version that edits made of the previous one, text, and
 // wakes the worker. It never parses.
-func (p *docParser) add(text []byte, edits []Edit) *docVersion {
+func (p *docParser) add(text *buffer.Text, edits []Edit) *docVersion {
 	v := &docVersion{p: p, text: text, done: make(chan struct{})}
 	v.cell = pendingCell(v.syntax)
 	p.mu.Lock()
@@ -372,8 +373,9 @@ func (p *docParser) run() {
 // failed or was cancelled; the kept tree is then dropped, since the next
 // batch's edits start from a text it does not have.
 func (p *docParser) parse(batch []pending, target *docVersion) *syntax.File {
+	text := target.text.Bytes()
 	if h := parseHook.Load(); h != nil {
-		(*h)(p.uri, target.text)
+		(*h)(p.uri, text)
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, p.budget)
 	defer cancel()
@@ -385,11 +387,11 @@ func (p *docParser) parse(batch []pending, target *docVersion) *syntax.File {
 			edits = append(edits, q.edits...)
 		}
 		if len(edits) > maxPreciseEdits {
-			edits = []Edit{{Full: true, Text: string(target.text)}}
+			edits = []Edit{{Full: true, Text: string(text)}}
 		}
 		next, err = p.doc.Edit(ctx, edits)
 		switch {
-		case errors.Is(err, syntax.ErrEditRange), err == nil && !bytes.Equal(next.Text(), target.text):
+		case errors.Is(err, syntax.ErrEditRange), err == nil && !bytes.Equal(next.Text(), text):
 			// The queue's edits do not lead from the kept text to the
 			// target's: a bug, never a reason to publish a wrong
 			// extraction. The text is parsed from scratch.
@@ -401,11 +403,11 @@ func (p *docParser) parse(batch []pending, target *docVersion) *syntax.File {
 		}
 	}
 	if next == nil && err == nil {
-		next, err = syntax.NewDoc(ctx, p.lang, target.text)
+		next, err = syntax.NewDoc(ctx, p.lang, text)
 	}
 	if err != nil {
 		if p.ctx.Err() == nil {
-			p.x.log.Warn("parsing open document failed; readers parse it themselves", "uri", p.uri, "bytes", len(target.text), "err", err)
+			p.x.log.Warn("parsing open document failed; readers parse it themselves", "uri", p.uri, "bytes", len(text), "err", err)
 		}
 		p.free()
 		return nil
@@ -451,7 +453,7 @@ func (v *docVersion) syntax() *syntax.File {
 			return v.file
 		}
 	}
-	f, err := syntax.Parse(context.Background(), p.lang, v.text)
+	f, err := syntax.Parse(context.Background(), p.lang, v.text.Bytes())
 	if err != nil {
 		p.x.log.Warn("parsing open document failed", "uri", p.uri, "err", err)
 		return nil

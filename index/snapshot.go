@@ -262,7 +262,7 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", rel, ErrNotIndexed)
 	}
 	if d, ok := r.open[rel]; ok {
-		return d.Content, nil
+		return d.Content(), nil
 	}
 	data, err := readCappedIn(r.realDir, rel, f.ByteSize, r.links)
 	if err != nil {

@@ -116,7 +116,7 @@ func withContentRequest(s *Server) {
 		if !ok {
 			return nil, nil
 		}
-		return string(d.Content), nil
+		return string(d.Content()), nil
 	}
 }
 

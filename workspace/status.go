@@ -78,7 +78,7 @@ func (s *Service) IndexStatus(ctx context.Context, c Caller, a *IndexStatusArgs)
 		d, _ := docs.Get(uri)
 		res.OpenDocuments = append(res.OpenDocuments, OpenDocument{
 			URI: d.URI, LanguageID: d.LanguageID, Version: d.Version,
-			ByteSize: len(d.Content), LineCount: d.LineCount(), SHA256: d.SHA256(),
+			ByteSize: d.Text().Len(), LineCount: d.LineCount(), SHA256: d.SHA256(),
 			Saved: d.Saved, OutOfSync: d.OutOfSync,
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/handlers/position"
+	"github.com/ctxd/ctxd/index/buffer"
 )
 
 // The reference model below deliberately shares no code or structure with
@@ -220,8 +221,8 @@ func FuzzMapper(f *testing.F) {
 		for _, enc := range []position.Encoding{position.UTF16, position.UTF8, position.UTF32} {
 			m := position.NewMapper(content, enc)
 			pos := position.Position{Line: line, Character: char}
-			if got, want := position.Offset(content, enc, pos), m.Offset(pos); got != want {
-				t.Fatalf("%s: Offset(%q, %+v) = %d, Mapper.Offset = %d", enc, content, pos, got, want)
+			if got, want := position.LineOffset(buffer.New(content), enc, pos), m.Offset(pos); got != want {
+				t.Fatalf("%s: LineOffset(%q, %+v) = %d, Mapper.Offset = %d", enc, content, pos, got, want)
 			}
 			lines := m.LineCount()
 			if lines < 1 {

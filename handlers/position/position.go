@@ -242,56 +242,31 @@ func (m *Mapper) Offset(p Position) int {
 	return column(m.content, m.lines[p.Line], m.enc, p.Character)
 }
 
-// Offset is NewMapper(content, enc).Offset(p) without the line table: it
-// finds p's line by scanning to it. One conversion in a large document
-// costs a scan, not a table of every line allocated and dropped: a
-// didChange converts one or two positions of a text it will never see
-// again.
-func Offset(content []byte, enc Encoding, p Position) int {
-	ln, ok := lineAt(content, p.Line)
-	if !ok {
-		return len(content)
-	}
-	return column(content, ln, enc.normalize(), p.Character)
+// Lines is a text that hands out one line at a time, as the index's
+// open documents do (their text is held in chunks, never flattened for a
+// keystroke).
+type Lines interface {
+	// Line returns the offset of line n's first byte (lines count from 0
+	// and break at "\n", "\r\n" and a lone "\r") and its bytes without
+	// the line break; ok is false past the last line.
+	Line(n int) (start int, text []byte, ok bool)
+	// Len returns the text's size in bytes.
+	Len() int
 }
 
-// lineAt returns line n of content as splitLines counts lines; ok is false
-// past the last line.
-func lineAt(content []byte, n uint32) (ln line, ok bool) {
-	start := 0
-	if bytes.IndexByte(content, '\r') < 0 {
-		// Only "\n" breaks lines: IndexByte jumps from one to the next.
-		for ; n > 0; n-- {
-			i := bytes.IndexByte(content[start:], '\n')
-			if i < 0 {
-				return line{}, false
-			}
-			start += i + 1
-		}
-		end := len(content)
-		if i := bytes.IndexByte(content[start:], '\n'); i >= 0 {
-			end = start + i
-		}
-		return line{start, end}, true
+// LineOffset is what NewMapper(content, enc).Offset(p) returns for the
+// text t holds, without the line table or the flat content: a didChange
+// converts one or two positions of a text it will never see again, so one
+// conversion in a large document costs finding a line, not a table of
+// every line allocated and dropped.
+func LineOffset(t Lines, enc Encoding, p Position) int {
+	// On a 32-bit platform a line past MaxInt32 becomes negative, which
+	// Line reports as past the last line, as it is.
+	start, text, ok := t.Line(int(p.Line))
+	if !ok {
+		return t.Len()
 	}
-	for {
-		i := bytes.IndexAny(content[start:], "\r\n")
-		if n == 0 {
-			if i < 0 {
-				return line{start, len(content)}, true
-			}
-			return line{start, start + i}, true
-		}
-		if i < 0 {
-			return line{}, false
-		}
-		end := start + i
-		start = end + 1
-		if content[end] == '\r' && start < len(content) && content[start] == '\n' {
-			start++
-		}
-		n--
-	}
+	return start + column(text, line{0, len(text)}, enc.normalize(), p.Character)
 }
 
 // column returns the byte offset of character want of ln, clamped and

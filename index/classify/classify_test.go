@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/classify"
 )
 
@@ -334,9 +334,9 @@ func TestLineCount(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("LineCount(%q) mismatch (-want +got):\n%s", tt.text, diff)
 			}
-			doc := (&index.Document{Content: []byte(tt.text)}).LineCount()
+			doc := buffer.FromString(tt.text).LineCount()
 			if diff := cmp.Diff(doc, got); diff != "" {
-				t.Errorf("LineCount(%q) differs from index.Document.LineCount (-document +classify):\n%s", tt.text, diff)
+				t.Errorf("LineCount(%q) differs from the open documents' buffer.Text.LineCount (-document +classify):\n%s", tt.text, diff)
 			}
 		})
 	}

@@ -42,7 +42,7 @@ func ApplyEdits(src []byte, edits []Edit) ([]byte, error) {
 			cur, fresh = []byte(e.Text), true
 			continue
 		}
-		if err := e.check(i, len(edits), len(cur)); err != nil {
+		if err := e.Check(i, len(edits), len(cur)); err != nil {
 			return nil, err
 		}
 		cur, fresh = splice(cur, e), true
@@ -53,9 +53,9 @@ func ApplyEdits(src []byte, edits []Edit) ([]byte, error) {
 	return cur, nil
 }
 
-// check reports whether e, edit i of n and not Full, fits a text of size
-// bytes.
-func (e Edit) check(i, n, size int) error {
+// Check returns an error wrapping [ErrEditRange], naming e as edit i of n,
+// when e, which is not Full, does not fit a text of size bytes.
+func (e Edit) Check(i, n, size int) error {
 	if e.Start < 0 || e.Start > e.End || e.End > size {
 		return fmt.Errorf("edit %d of %d replaces bytes [%d, %d) of a %d-byte text: %w", i, n, e.Start, e.End, size, ErrEditRange)
 	}
@@ -175,7 +175,7 @@ func (d *Doc) Edit(ctx context.Context, edits []Edit) (*Doc, error) {
 			// lets it reuse the rest of the tree.
 			pre, suf := commonAffixes(src, []byte(e.Text))
 			e = Edit{Start: pre, End: len(src) - suf, Text: e.Text[pre : len(e.Text)-suf]}
-		} else if err := e.check(i, len(edits), len(src)); err != nil {
+		} else if err := e.Check(i, len(edits), len(src)); err != nil {
 			return nil, err
 		}
 		if e.Start == e.End && e.Text == "" {
