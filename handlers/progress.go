@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -52,7 +51,7 @@ type scanReports struct {
 
 // scanReport is one scan of one root, from its begin to its end.
 type scanReport struct {
-	root           string
+	id             uint64 // index.Progress.Scan
 	title, message string // of the begin
 
 	// The index's side: the highest count seen (the index's goroutines
@@ -60,6 +59,7 @@ type scanReport struct {
 	done, total, pct int
 	phase            string
 	ended            bool
+	outcome          string // the end's
 
 	// The sender's side: what it sent. Decided under mu so that the
 	// index's side sees which scans started; p is the sender's alone.
@@ -82,11 +82,9 @@ func (s *Session) indexProgress(p index.Progress) {
 	case "begin":
 		title, message := s.progressTitle(p.Root)
 		r.forgetIdleLocked()
-		r.scans = append(r.scans, &scanReport{root: p.Root, title: title, message: message})
+		r.scans = append(r.scans, &scanReport{id: p.Scan, title: title, message: message})
 	case "report":
-		// A root re-set while its scan ran has two scans: the old one
-		// was cancelled, so the counts are the new one's.
-		sc := r.openLocked(p.Root, true)
+		sc := r.openLocked(p.Scan)
 		if sc == nil || (p.Phase == sc.phase && p.Done <= sc.done) || p.Percentage < sc.pct {
 			return
 		}
@@ -95,12 +93,11 @@ func (s *Session) indexProgress(p index.Progress) {
 		}
 		sc.done, sc.total, sc.pct, sc.phase = p.Done, p.Total, p.Percentage, p.Phase
 	case "end":
-		// Scans of one root end in the order they began.
-		sc := r.openLocked(p.Root, false)
+		sc := r.openLocked(p.Scan)
 		if sc == nil {
 			return
 		}
-		sc.ended = true
+		sc.ended, sc.outcome = true, p.Outcome
 	default:
 		return
 	}
@@ -127,18 +124,14 @@ func (s *Session) progressTitle(root string) (title, message string) {
 	return "ctxd: indexing", name
 }
 
-// openLocked returns the newest (or oldest) scan of root not yet ended.
-func (r *scanReports) openLocked(root string, newest bool) *scanReport {
-	var found *scanReport
+// openLocked returns the scan id if it has begun and not ended.
+func (r *scanReports) openLocked(id uint64) *scanReport {
 	for _, sc := range r.scans {
-		if sc.root == root && !sc.ended {
-			if !newest {
-				return sc
-			}
-			found = sc
+		if sc.id == id && !sc.ended {
+			return sc
 		}
 	}
-	return found
+	return nil
 }
 
 // forgetIdleLocked makes room for a scan when maxQueuedScans are queued.
@@ -199,16 +192,23 @@ func (r *scanReports) nextLocked(s *Session) func(context.Context) {
 			return func(ctx context.Context) { sc.p.Report(ctx, msg, pct) }
 		case sc.ended:
 			r.scans = slices.Delete(r.scans, i, i+1)
-			msg := fmt.Sprintf("%s files indexed", thousands(sc.done))
-			if sc.done < sc.total {
-				// The last report of a scan that ran to its end
-				// counts every file; this one was cancelled or failed.
-				msg = "stopped at " + countMessage(sc.done, sc.total)
-			}
+			msg := endMessage(sc)
 			return func(ctx context.Context) { sc.p.End(ctx, msg) }
 		}
 	}
 	return nil
+}
+
+// endMessage is the end's message: the files indexed, or where the scan
+// stopped and why.
+func endMessage(sc *scanReport) string {
+	switch sc.outcome {
+	case index.ScanDone:
+		return thousands(sc.done) + " files indexed"
+	case index.ScanFailed:
+		return "failed at " + countMessage(sc.done, sc.total) + " (the folder could not be read; see ctxd.indexStatus)"
+	}
+	return "cancelled at " + countMessage(sc.done, sc.total)
 }
 
 // countMessage is a report's message: "1,234/10,595 files".

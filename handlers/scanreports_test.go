@@ -115,18 +115,23 @@ type step struct {
 	wait    int
 }
 
-func begin(root string) step { return step{event: index.Progress{Kind: "begin", Root: root}} }
-
-func end(root string, done int) step {
-	return step{event: index.Progress{Kind: "end", Root: root, Done: done, Total: done, Percentage: 100}}
+// begin is the begin of scan id of root.
+func begin(root string, id uint64) step {
+	return step{event: index.Progress{Kind: "begin", Root: root, Scan: id}}
 }
 
-// reports are the index's reports of files from to to (in that order,
+// end is the end of scan id of root, with done files of total and the
+// outcome.
+func end(root string, id uint64, done, total int, outcome string) step {
+	return step{event: index.Progress{Kind: "end", Root: root, Scan: id, Done: done, Total: total, Percentage: 100, Outcome: outcome}}
+}
+
+// reports are scan id's reports of files from to to (in that order,
 // which may be descending) of total.
-func reports(root string, from, to, total int) []step {
+func reports(root string, id uint64, from, to, total int) []step {
 	var out []step
 	for n := from; ; {
-		out = append(out, step{event: index.Progress{Kind: "report", Root: root, Done: n, Total: total, Percentage: n * 100 / total}})
+		out = append(out, step{event: index.Progress{Kind: "report", Root: root, Scan: id, Done: n, Total: total, Percentage: n * 100 / total}})
 		if n == to {
 			return out
 		}
@@ -178,7 +183,7 @@ func TestScanReports(t *testing.T) {
 			name:    "a slow client gets the latest count, not every report",
 			folders: []Folder{{URI: app, Name: "app"}},
 			gated:   true,
-			steps:   steps(begin(app), reports(app, 1, 10_000, 10_000), reports(app, 9_000, 5_000, 10_000), end(app, 10_000)),
+			steps:   steps(begin(app, 1), reports(app, 1, 1, 10_000, 10_000), reports(app, 1, 9_000, 5_000, 10_000), end(app, 1, 10_000, 10_000, index.ScanDone)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
@@ -189,9 +194,9 @@ func TestScanReports(t *testing.T) {
 		{
 			name:    "reports are throttled; the last count is sent before the end",
 			folders: []Folder{{URI: app, Name: "app"}},
-			steps: steps(begin(app), step{wait: 2}, reports(app, 1, 1, 100), step{wait: 3},
-				reports(app, 2, 50, 100), step{advance: true}, reports(app, 51, 51, 100), step{wait: 4},
-				reports(app, 52, 100, 100), end(app, 100)),
+			steps: steps(begin(app, 1), step{wait: 2}, reports(app, 1, 1, 1, 100), step{wait: 3},
+				reports(app, 1, 2, 50, 100), step{advance: true}, reports(app, 1, 51, 51, 100), step{wait: 4},
+				reports(app, 1, 52, 100, 100), end(app, 1, 100, 100, index.ScanDone)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
@@ -205,19 +210,31 @@ func TestScanReports(t *testing.T) {
 			name:    "a cancelled scan ends too",
 			folders: []Folder{{URI: app, Name: "app"}},
 			gated:   true,
-			steps:   steps(begin(app), reports(app, 1, 1_234, 10_595), end(app, 0)),
+			steps:   steps(begin(app, 1), reports(app, 1, 1, 1_234, 10_595), end(app, 1, 0, 10_595, index.ScanCancelled)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
 				progress("ctxd/1", `{"kind":"report","message":"1,234/10,595 files","percentage":11}`),
-				progress("ctxd/1", `{"kind":"end","message":"stopped at 1,234/10,595 files"}`),
+				progress("ctxd/1", `{"kind":"end","message":"cancelled at 1,234/10,595 files"}`),
+			},
+		},
+		{
+			name:    "a folder that could not be read",
+			folders: []Folder{{URI: app, Name: "app"}},
+			gated:   true,
+			steps:   steps(begin(app, 1), reports(app, 1, 1, 40, 40), end(app, 1, 0, 40, index.ScanFailed)),
+			wantSent: []string{
+				create("ctxd/1"),
+				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
+				progress("ctxd/1", `{"kind":"report","message":"40/40 files","percentage":100}`),
+				progress("ctxd/1", `{"kind":"end","message":"failed at 40/40 files (the folder could not be read; see ctxd.indexStatus)"}`),
 			},
 		},
 		{
 			name:    "an empty folder",
 			folders: []Folder{{URI: app, Name: "app"}},
 			gated:   true,
-			steps:   steps(begin(app), end(app, 0)),
+			steps:   steps(begin(app, 1), end(app, 1, 0, 0, index.ScanDone)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
@@ -228,12 +245,12 @@ func TestScanReports(t *testing.T) {
 			name:    "a root scanned again while its first scan runs: each scan ends",
 			folders: []Folder{{URI: app, Name: "app"}},
 			gated:   true,
-			steps:   steps(begin(app), reports(app, 1, 10, 100), begin(app), end(app, 0), reports(app, 1, 100, 100), end(app, 100)),
+			steps:   steps(begin(app, 1), reports(app, 1, 1, 10, 100), begin(app, 2), reports(app, 2, 1, 5, 100), end(app, 1, 0, 100, index.ScanCancelled), reports(app, 1, 11, 11, 100), reports(app, 2, 6, 100, 100), end(app, 2, 100, 100, index.ScanDone)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
 				progress("ctxd/1", `{"kind":"report","message":"10/100 files","percentage":10}`),
-				progress("ctxd/1", `{"kind":"end","message":"stopped at 10/100 files"}`),
+				progress("ctxd/1", `{"kind":"end","message":"cancelled at 10/100 files"}`),
 				create("ctxd/2"),
 				progress("ctxd/2", `{"kind":"begin","title":"ctxd: indexing","message":"app","percentage":0}`),
 				progress("ctxd/2", `{"kind":"report","message":"100/100 files","percentage":100}`),
@@ -244,7 +261,7 @@ func TestScanReports(t *testing.T) {
 			name:    "two folders: each has its own progress, named in the title",
 			folders: []Folder{{URI: app, Name: "app"}, {URI: lib, Name: "lib"}},
 			gated:   true,
-			steps:   steps(begin(app), begin(lib), reports(lib, 1, 2, 2), reports(app, 1, 3, 3), end(lib, 2), end(app, 3)),
+			steps:   steps(begin(app, 1), begin(lib, 2), reports(lib, 2, 1, 2, 2), reports(app, 1, 1, 3, 3), end(lib, 2, 2, 2, index.ScanDone), end(app, 1, 3, 3, index.ScanDone)),
 			wantSent: []string{
 				create("ctxd/1"),
 				progress("ctxd/1", `{"kind":"begin","title":"ctxd: indexing app","percentage":0}`),
@@ -261,14 +278,14 @@ func TestScanReports(t *testing.T) {
 			folders:  []Folder{{URI: app, Name: "app"}},
 			refuse:   true,
 			gated:    true,
-			steps:    steps(begin(app), reports(app, 1, 5, 5), end(app, 5)),
+			steps:    steps(begin(app, 1), reports(app, 1, 1, 5, 5), end(app, 1, 5, 5, index.ScanDone)),
 			wantSent: []string{create("ctxd/1")},
 		},
 		{
 			name:    "a client without window.workDoneProgress gets nothing",
 			folders: []Folder{{URI: app, Name: "app"}},
 			noCaps:  true,
-			steps:   steps(begin(app), reports(app, 1, 5, 5), end(app, 5)),
+			steps:   steps(begin(app, 1), reports(app, 1, 1, 5, 5), end(app, 1, 5, 5, index.ScanDone)),
 		},
 	}
 	for _, tt := range tests {

@@ -71,7 +71,29 @@ type Progress struct {
 	// files (builds wait for it), "parsing" while the second parses them
 	// in the background.
 	Phase string
+	// Scan identifies the scan: its begin, reports and end carry the same
+	// number, and each scan of the index has its own (they increase). A
+	// root re-set or rescanned while its scan runs has two scans at once:
+	// the old one ends cancelled, the new one goes on.
+	Scan uint64
+	// Outcome, on the end, says how the scan ended: [ScanDone],
+	// [ScanCancelled] or [ScanFailed].
+	Outcome string
 }
+
+// The outcomes of a scan, in [Progress.Outcome].
+const (
+	// ScanDone: every file of the root was listed and parsed; the root is
+	// ready.
+	ScanDone = "done"
+	// ScanCancelled: the scan stopped before the end because a newer scan
+	// replaced it (the root was re-set or its ignore rules changed), the
+	// root was removed or the index closed.
+	ScanCancelled = "cancelled"
+	// ScanFailed: the root could not be read; it is published failed,
+	// with the reason in its status.
+	ScanFailed = "failed"
+)
 
 // Index keeps the current [Snapshot] of the workspace up to date, the
 // editor's open documents included: it is their only owner. Writers (the
@@ -88,6 +110,7 @@ type Index struct {
 	cur      atomic.Pointer[Snapshot]
 	notify   chan struct{}    // closed and replaced at every publish
 	scans    map[string]*scan // by root Dir
+	scanSeq  uint64           // the last scan's id
 	checkers map[string]*ignore.Checker
 	caches   map[string]*rootCache // by root Dir; nil entries are disabled
 	wg       sync.WaitGroup
@@ -104,6 +127,7 @@ type Index struct {
 
 // scan is a running initial (or re-) scan of one root.
 type scan struct {
+	id            uint64       // Progress.Scan
 	loaded, total atomic.Int64 // files loaded and found, for status
 	parsed        atomic.Int64 // files of the second pass done
 	cancel        context.CancelFunc
@@ -112,6 +136,14 @@ type scan struct {
 	// apply at once. Both under x.mu.
 	pending map[string]bool
 	listed  bool
+}
+
+// ident is the scan's id, 0 for none (a directory read outside a scan).
+func (sc *scan) ident() uint64 {
+	if sc == nil {
+		return 0
+	}
+	return sc.id
 }
 
 // New returns an empty index with no roots.
@@ -274,7 +306,8 @@ func (x *Index) startScan(root Root) *RootSnapshot {
 	cache := x.caches[root.Dir]
 	r = x.withOpenDocs(r)
 	ctx, cancel := context.WithCancel(x.life)
-	sc := &scan{cancel: cancel, pending: map[string]bool{}}
+	x.scanSeq++
+	sc := &scan{id: x.scanSeq, cancel: cancel, pending: map[string]bool{}}
 	x.scans[root.Dir] = sc
 	x.wg.Add(1)
 	go func() {
@@ -322,21 +355,27 @@ func (x *Index) progress(p Progress) {
 // needs them, then publishes the root ready and persists the cache. Disk
 // events that arrive during the first pass are replayed after it.
 func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) {
-	x.progress(Progress{Kind: "begin", Root: root.URI})
+	x.progress(Progress{Kind: "begin", Root: root.URI, Scan: sc.id})
 	ld := cache.loader()
 	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
 	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
-	// The end is reported after x.mu is released: the client's progress
-	// UI must never be waited for while holding the writer lock.
-	total := len(files)
-	parsed := 0
-	defer func() {
-		x.progress(Progress{Kind: "end", Root: root.URI, Phase: "parsing", Done: parsed, Total: total, Percentage: 100})
-	}()
+	// The end is reported after x.mu is released (the client's progress
+	// UI must never be waited for while holding the writer lock), once:
+	// as soon as the root is ready, or when the scan stops before that.
+	total, parsed, outcome := len(files), 0, ScanCancelled
+	ended := false
+	end := func() {
+		if !ended {
+			ended = true
+			x.progress(Progress{Kind: "end", Root: root.URI, Phase: "parsing", Done: parsed, Total: total, Percentage: 100, Scan: sc.id, Outcome: outcome})
+		}
+	}
+	defer end()
 	if ctx.Err() != nil {
 		return
 	}
-	if !x.publishListed(ctx, root, realDir, sc, files, skipped, err) {
+	if stop := x.publishListed(ctx, root, realDir, sc, files, skipped, err); stop != "" {
+		outcome = stop
 		return
 	}
 	parsed = x.parseAll(ctx, root, sc, files)
@@ -355,6 +394,8 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 		x.replaceRoot(b.done())
 	}
 	x.mu.Unlock()
+	outcome = ScanDone
+	end() // not after the cache is written, which waits for the editing to pause
 	hits, misses, trusted := cache.stats()
 	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses, "unchanged_unread", trusted)
 	if !x.waitQuiet(ctx) {
@@ -396,15 +437,16 @@ func (x *Index) waitQuiet(ctx context.Context) bool {
 }
 
 // publishListed publishes the root with the files of its first pass,
-// open documents applied and the disk events of the pass replayed. It
-// reports false when the scan is no longer the root's (cancelled,
-// replaced, root removed). A root that failed is published failed and the
-// scan ends there.
-func (x *Index) publishListed(ctx context.Context, root Root, realDir string, sc *scan, files []*File, skipped []Skipped, err error) bool {
+// open documents applied and the disk events of the pass replayed, and
+// returns "" for the scan to go on. It returns [ScanCancelled] when the
+// scan is no longer the root's (replaced, root removed) and [ScanFailed]
+// when the pass failed: the root is then published failed and the scan
+// ends there.
+func (x *Index) publishListed(ctx context.Context, root Root, realDir string, sc *scan, files []*File, skipped []Skipped, err error) string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.rootByDir(root.Dir) == nil || x.scans[root.Dir] != sc {
-		return false
+		return ScanCancelled
 	}
 	r := x.newRootSnapshot(root, realDir, StateIndexing)
 	r.listed = true
@@ -431,11 +473,12 @@ func (x *Index) publishListed(ctx context.Context, root Root, realDir string, sc
 		}
 		r = b.done()
 	}
+	x.replaceRoot(r)
 	if err != nil {
 		delete(x.scans, root.Dir)
+		return ScanFailed
 	}
-	x.replaceRoot(r)
-	return err == nil
+	return ""
 }
 
 // parseAll runs the second pass of a scan: it parses every file of the
@@ -451,7 +494,7 @@ func (x *Index) parseAll(ctx context.Context, root Root, sc *scan, files []*File
 		files[i].Syntax()
 		sc.parsed.Store(int64(n))
 		if n%step == 0 || n == total {
-			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "parsing", Done: n, Total: total, Percentage: listingShare + n*(100-listingShare)/total})
+			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "parsing", Done: n, Total: total, Percentage: listingShare + n*(100-listingShare)/total, Scan: sc.id})
 		}
 	})
 }
@@ -476,7 +519,7 @@ func (x *Index) scanDir(ctx context.Context, root Root, realDir, sub string, che
 			sc.loaded.Store(int64(n))
 		}
 		if sub == "" && (n%step == 0 || n == total) {
-			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "listing", Done: n, Total: total, Percentage: n * listingShare / total})
+			x.progress(Progress{Kind: "report", Root: root.URI, Phase: "listing", Done: n, Total: total, Percentage: n * listingShare / total, Scan: sc.ident()})
 		}
 	})
 	if err := ctx.Err(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -621,4 +622,61 @@ func TestWaitQuiet(t *testing.T) {
 			t.Error("waitQuiet = false once the build is done")
 		}
 	})
+}
+
+// TestScanProgress: a scan's events carry its id; it ends "done" as soon
+// as the root is ready, not after its cache is written (which waits for
+// the editing to pause), and "cancelled" when its root goes away first.
+func TestScanProgress(t *testing.T) {
+	defer func(d time.Duration) { saveQuiet = d }(saveQuiet)
+	saveQuiet = time.Hour
+	ctx := testCtx(t)
+	var mu sync.Mutex
+	var events []Progress
+	ends := make(chan Progress, 8)
+	x := New(Options{CacheDir: t.TempDir(), OnProgress: func(p Progress) {
+		mu.Lock()
+		events = append(events, p)
+		mu.Unlock()
+		if p.Kind == "end" {
+			ends <- p
+		}
+	}})
+	defer x.Close()
+	x.lastChange.Store(time.Now().UnixNano()) // the cache waits an hour
+	end := func() Progress {
+		t.Helper()
+		select {
+		case p := <-ends:
+			return p
+		case <-ctx.Done():
+			t.Fatal("no end of the scan")
+			return Progress{}
+		}
+	}
+	dir := writeTree(t, "-- a.go --\npackage a\n-- b.go --\npackage b\n")
+	app := Root{URI: PathToURI(dir), Dir: dir}
+	x.SetRoots([]Root{app})
+	want := Progress{Kind: "end", Root: app.URI, Phase: "parsing", Done: 2, Total: 2, Percentage: 100, Scan: 1, Outcome: ScanDone}
+	if diff := cmp.Diff(want, end()); diff != "" {
+		t.Errorf("end of the first scan (-want +got):\n%s", diff)
+	}
+
+	// A second root, held before its second pass, removed.
+	dir2 := writeTree(t, "-- c.go --\npackage c\n")
+	lib := Root{URI: PathToURI(dir2), Dir: dir2}
+	release := x.PauseParsing()
+	x.SetRoots([]Root{app, lib})
+	x.SetRoots([]Root{app})
+	release()
+	if got := end(); got.Scan != 2 || got.Root != lib.URI || got.Outcome != ScanCancelled {
+		t.Errorf("end of the removed root's scan = %+v, want scan 2 of %s, cancelled", got, lib.URI)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range events {
+		if wantScan := map[string]uint64{app.URI: 1, lib.URI: 2}[p.Root]; p.Scan != wantScan {
+			t.Errorf("event %+v, want scan %d", p, wantScan)
+		}
+	}
 }

@@ -182,19 +182,24 @@ func (w progressWriter) Write(b []byte) (int, error) {
 // indexProgress is an index.Options.OnProgress that shows the initial scan
 // of the folder called name: "indexing <name>: 1234/10595 files". The index
 // reports from several goroutines, out of order: a lower count than the
-// one shown is dropped.
+// one shown is dropped. The line follows the scan that began last; the
+// events of an earlier one (cancelled by it) are dropped.
 func (p *progressLine) indexProgress(name string) func(index.Progress) {
 	var (
 		mu         sync.Mutex
 		done, task int
 		phase      string
+		scan       uint64
 	)
 	return func(ev index.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
+		if ev.Kind != "begin" && ev.Scan != scan {
+			return
+		}
 		switch ev.Kind {
 		case "begin":
-			done = 0
+			done, phase, scan = 0, "", ev.Scan
 			task = p.Set(fmt.Sprintf("indexing %s: listing files", name))
 		case "report":
 			if ev.Phase != phase {

@@ -156,21 +156,32 @@ func TestProgressLineStopsItsTimer(t *testing.T) {
 }
 
 // TestIndexProgressLine: the index's events become "indexing <folder>:
-// done/total files"; a report older than the one shown is dropped, and the
-// end clears the line.
+// done/total files"; a report older than the one shown is dropped, the
+// events of a scan that a newer one replaced are dropped, and the end of
+// the newest clears the line.
 func TestIndexProgressLine(t *testing.T) {
 	p, out, timers := newTestProgress(true)
 	on := p.indexProgress("app")
-	on(index.Progress{Kind: "begin", Root: "file:///w/app"})
+	const root = "file:///w/app"
+	on(index.Progress{Kind: "begin", Root: root, Scan: 1})
 	timers.fire()
+	on(index.Progress{Kind: "report", Root: root, Scan: 1, Done: 700, Total: 10595, Percentage: 6})
+	on(index.Progress{Kind: "begin", Root: root, Scan: 2}) // the root is scanned again
 	for _, n := range []int{1234, 1000, 10595} {
-		on(index.Progress{Kind: "report", Root: "file:///w/app", Done: n, Total: 10595, Percentage: n * 100 / 10595})
+		on(index.Progress{Kind: "report", Root: root, Scan: 2, Done: n, Total: 10595, Percentage: n * 100 / 10595})
+		on(index.Progress{Kind: "report", Root: root, Scan: 1, Done: n + 1, Total: 10595, Percentage: n * 100 / 10595})
 	}
-	on(index.Progress{Kind: "end", Root: "file:///w/app", Done: 10595, Total: 10595, Percentage: 100})
+	on(index.Progress{Kind: "end", Root: root, Scan: 1, Done: 701, Total: 10595, Percentage: 100, Outcome: index.ScanCancelled})
 	want := "\rindexing app: listing files" +
+		"\rindexing app: 700/10595 files" +
+		"\rindexing app: listing files  " +
 		"\rindexing app: 1234/10595 files" +
-		"\rindexing app: 10595/10595 files" +
-		"\r" + strings.Repeat(" ", len("indexing app: 10595/10595 files")) + "\r"
+		"\rindexing app: 10595/10595 files"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output before the end (-want +got):\n%s", diff)
+	}
+	on(index.Progress{Kind: "end", Root: root, Scan: 2, Done: 10595, Total: 10595, Percentage: 100, Outcome: index.ScanDone})
+	want += "\r" + strings.Repeat(" ", len("indexing app: 10595/10595 files")) + "\r"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
