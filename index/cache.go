@@ -344,8 +344,11 @@ func (c *rootCache) stats() (hits, misses, trusted int) {
 // needs any more) and the path records, when anything changed,
 // atomically: a crash leaves the old file or the new one, never half of
 // one. It encodes straight into the file through the checksum, so saving
-// never holds a second copy of the cache in memory.
-func (c *rootCache) save() error {
+// never holds a second copy of the cache in memory. A non-nil pause is
+// called every pauseEvery entries, and may block: the scan's save yields
+// to keystrokes and builds that start while it writes (see
+// [Index.waitQuiet]); the bytes written do not depend on it.
+func (c *rootCache) save(pause func()) error {
 	if c == nil {
 		return nil
 	}
@@ -382,7 +385,7 @@ func (c *rootCache) save() error {
 		return fmt.Errorf("writing index cache: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := writeCache(tmp, &cf); err != nil {
+	if err := writeCache(tmp, &cf, pause); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing index cache: %w", err)
 	}
@@ -394,6 +397,12 @@ func (c *rootCache) save() error {
 	}
 	return nil
 }
+
+// pauseEvery is how many entries a save writes between two calls of its
+// pause function: about 5 ms of encoding on GOROOT/src, so that the first
+// keystroke after a pause in the editing waits that long at most for the
+// core the save held.
+const pauseEvery = 64
 
 // staleTemp is the age after which a temporary cache file is a leftover:
 // a process that ended while saving (the server gives a save a grace
@@ -413,7 +422,7 @@ func removeStaleTemps(dir string) {
 
 // writeCache writes the magic, a checksum placeholder and the encoded
 // cache, then the checksum in its place.
-func writeCache(f *os.File, cf *cacheFile) error {
+func writeCache(f *os.File, cf *cacheFile, pause func()) error {
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if _, err := bw.WriteString(cacheMagic); err != nil {
 		return err
@@ -427,6 +436,9 @@ func writeCache(f *os.File, cf *cacheFile) error {
 		return fmt.Errorf("encoding: %w", err)
 	}
 	for i := range cf.Entries {
+		if pause != nil && i%pauseEvery == pauseEvery-1 {
+			pause()
+		}
 		if err := enc.Encode(&cf.Entries[i]); err != nil {
 			return fmt.Errorf("encoding: %w", err)
 		}

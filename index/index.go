@@ -401,7 +401,10 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 	if !x.waitQuiet(ctx) {
 		return // Close saves the cache
 	}
-	if err := cache.save(); err != nil {
+	// While it writes, a keystroke or a build stops the save until the
+	// editing pauses again; Close ends the wait (the save then runs to
+	// its end, as Close's own would).
+	if err := cache.save(func() { x.waitQuiet(ctx) }); err != nil {
 		x.log.Warn("saving the index cache failed", "err", err)
 	}
 }
@@ -780,7 +783,7 @@ func (x *Index) Close() error {
 	x.wg.Wait()
 	var errs []error
 	for _, c := range caches {
-		errs = append(errs, c.save())
+		errs = append(errs, c.save(nil))
 	}
 	return errors.Join(errs...)
 }

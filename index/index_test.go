@@ -1,8 +1,10 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/index/syntax"
 	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
@@ -678,5 +681,38 @@ func TestScanProgress(t *testing.T) {
 		if wantScan := map[string]uint64{app.URI: 1, lib.URI: 2}[p.Root]; p.Scan != wantScan {
 			t.Errorf("event %+v, want scan %d", p, wantScan)
 		}
+	}
+}
+
+// TestCacheSavePauses: a save calls its pause function every pauseEvery
+// entries (where the scan's save waits for the editing to pause), and the
+// bytes it writes are those of a save that never pauses.
+func TestCacheSavePauses(t *testing.T) {
+	cf := cacheFile{Format: FormatVersion, Root: "/w"}
+	for i := range 3*pauseEvery + 5 {
+		cf.Entries = append(cf.Entries, cacheEntry{Lang: syntax.Go, SHA: fmt.Sprintf("%064x", i), File: &syntax.File{}})
+	}
+	write := func(pause func()) []byte {
+		f, err := os.Create(filepath.Join(t.TempDir(), "cache"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := writeCache(f, &cf, pause); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	pauses := 0
+	paused := write(func() { pauses++ })
+	if pauses != 3 {
+		t.Errorf("%d entries: %d pauses, want 3", len(cf.Entries), pauses)
+	}
+	if !bytes.Equal(paused, write(nil)) {
+		t.Error("a save with pauses wrote other bytes than one without")
 	}
 }
