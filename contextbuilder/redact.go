@@ -164,7 +164,7 @@ func (e *env) fileFindings(it *item) ([]Finding, error) {
 	if f, ok := e.mem.findings[it.path]; ok {
 		return f, nil
 	}
-	f, err := e.opts.Scans.scan(e.redactor, it.path, it.file.SHA256, it.text)
+	f, err := e.opts.Scans.scan(e.redactor, it.path, it.file.SHA256(), it.text)
 	if err != nil {
 		return nil, err
 	}

@@ -138,12 +138,12 @@ func (e *env) meta(it *item, r *rendering) BlockMeta {
 		m := BlockMeta{Encoding: "utf-8", ByteSize: int64(len(r.content)), LineCount: countLines(r.content), Source: it.source}
 		if it.errPath != "" {
 			if f, ok := e.root.File(it.errPath); ok {
-				m.Path, m.Hash = ptr(it.errPath), ptr(f.SHA256)
+				m.Path, m.Hash = ptr(it.errPath), ptr(f.SHA256())
 			}
 		}
 		return m
 	}
-	m := BlockMeta{Path: ptr(it.path), Hash: ptr(it.file.SHA256), Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, LineCount: it.file.LineCount, Source: SourceFilesystem}
+	m := BlockMeta{Path: ptr(it.path), Hash: ptr(it.file.SHA256()), Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, LineCount: it.file.LineCount, Source: SourceFilesystem}
 	if it.file.Open {
 		// The editor's buffer, held by the index.
 		m.Source = SourceIndex
@@ -267,7 +267,7 @@ func (e *env) sliceSymbol(it *item, lv Level, r *rendering) []contentMap {
 // blockKey names an optional whole-file block's rendering: the file's
 // content hash with everything else the rendering depends on.
 func (e *env) blockKey(it *item) string {
-	return strings.Join([]string{e.redactor.Version(), e.est.Name(), it.path, it.file.SHA256}, "\x00")
+	return strings.Join([]string{e.redactor.Version(), e.est.Name(), it.path, it.file.SHA256()}, "\x00")
 }
 
 // recall gives ctxd.budget the rendering of an optional whole file it has

@@ -110,7 +110,7 @@ func (e *env) manifest(b bundled) *Manifest {
 	}
 	best := bestBlocks(b.blocks)
 	for _, it := range best {
-		sel.IncludedFiles = append(sel.IncludedFiles, IncludedFile{Path: it.path, Hash: it.file.SHA256, Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, Reason: it.reason})
+		sel.IncludedFiles = append(sel.IncludedFiles, IncludedFile{Path: it.path, Hash: it.file.SHA256(), Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, Reason: it.reason})
 	}
 	slices.SortFunc(sel.IncludedFiles, func(a, b IncludedFile) int { return strings.Compare(a.Path, b.Path) })
 	// A path with a block in the bundle is not an excluded candidate even

@@ -265,14 +265,14 @@ func (c *rootCache) known(rel string, info fs.FileInfo) *File {
 	c.mu.Unlock()
 	return &File{
 		Path: rel, Language: syntax.LanguageForPath(rel), Encoding: rec.Encoding,
-		SHA256: rec.SHA, ByteSize: rec.Size, LineCount: rec.Lines, words: w,
+		sha: rec.SHA, ByteSize: rec.Size, LineCount: rec.Lines, words: w,
 	}
 }
 
 // remember records a file read from disk.
 func (c *rootCache) remember(rel string, info fs.FileInfo, f *File) {
 	rec := &pathRecord{Path: rel, Size: f.ByteSize, ModTimeNs: info.ModTime().UnixNano(), ID: fileID(info),
-		SHA: f.SHA256, Encoding: f.Encoding, Lines: f.LineCount, Words: f.words.Words()}
+		SHA: f.SHA256(), Encoding: f.Encoding, Lines: f.LineCount, Words: f.words.Words()}
 	c.mu.Lock()
 	c.paths[rel] = rec
 	c.dirty = true

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -51,14 +50,8 @@ func (x *Index) open(uri, languageID string, version int32, text []byte) {
 	if d.lang != "" {
 		d.syn, d.ver = x.newDocParser(uri, d.lang, d.text)
 	}
-	d.measure()
+	d.fp = newFingerprint(d.text)
 	x.setDocument(old, d, true)
-}
-
-// measure computes the fingerprint and line count of a new version, once.
-func (d *Document) measure() {
-	sum := d.text.Sum256()
-	d.sha, d.lines = hex.EncodeToString(sum[:]), d.text.LineCount()
 }
 
 // languageOf is the language an open document is parsed as: the one of
@@ -143,12 +136,12 @@ func (x *Index) change(d *Document, version int32, edits []Edit) (*Document, err
 	case buffer.Equal(text, d.text):
 		// The same text (no edits, or edits that cancel out): the same
 		// extraction, and nothing for the parser to do.
-		next.ver, next.sha, next.lines = d.ver, d.sha, d.lines
+		next.ver, next.fp = d.ver, d.fp
 	default:
 		next.ver = d.syn.add(text, slices.Clone(edits))
 	}
-	if next.sha == "" {
-		next.measure()
+	if next.fp == nil {
+		next.fp = newFingerprint(text)
 	}
 	x.setDocument(d, next, true)
 	return next, nil
@@ -249,7 +242,7 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 		return
 	}
 	f := &File{
-		Path: rel, Encoding: classify.UTF8, SHA256: d.SHA256(),
+		Path: rel, Encoding: classify.UTF8, fp: d.fp,
 		ByteSize: int64(d.text.Len()), LineCount: d.LineCount(),
 		Open: true, Version: d.Version,
 	}

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"runtime"
@@ -224,7 +226,7 @@ func TestDocumentLifecycle(t *testing.T) {
 	x, r0 := indexDir(t, dir, Options{})
 	ctx := testCtx(t)
 	uri := PathToURI(filepath.Join(dir, "a.go"))
-	diskSHA := mustFile(t, r0, "a.go").SHA256
+	diskSHA := mustFile(t, r0, "a.go").SHA256()
 
 	type state struct {
 		Version   int32
@@ -323,7 +325,7 @@ func TestDocumentLifecycle(t *testing.T) {
 	if _, ok := x.Snapshot().Document(uri); ok {
 		t.Error("a.go still open after close")
 	}
-	if f := mustFile(t, x.Snapshot().Roots()[0], "a.go"); f.Open || f.SHA256 != diskSHA || names(f) != "Disk" {
+	if f := mustFile(t, x.Snapshot().Roots()[0], "a.go"); f.Open || f.SHA256() != diskSHA || names(f) != "Disk" {
 		t.Errorf("after close: %+v symbols %s; want the disk state", f, names(f))
 	}
 
@@ -801,5 +803,33 @@ func TestSettleDelay(t *testing.T) {
 			}
 			runtime.KeepAlive(held)
 		})
+	}
+}
+
+// TestChangeHashesLazily: a change publishes its version without hashing
+// it (the notification loop's work per keystroke); the first reader of the
+// fingerprint hashes it, once, for the document and the root's file alike.
+func TestChangeHashesLazily(t *testing.T) {
+	dir := writeTree(t, "-- a.go --\npackage a\n")
+	x, _ := indexDir(t, dir, Options{CacheDir: "off"})
+	defer x.Close()
+	ctx := testCtx(t)
+	uri := PathToURI(filepath.Join(dir, "a.go"))
+	x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
+	d, err := x.ChangeDocument(ctx, uri, 2, []Edit{{Start: 10, End: 10, Text: "var v int\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.fp.text == nil {
+		t.Error("the change hashed the new version")
+	}
+	f := mustFile(t, x.Snapshot().Roots()[0], "a.go")
+	sum := sha256.Sum256([]byte("package a\nvar v int\n"))
+	want := hex.EncodeToString(sum[:])
+	if got := f.SHA256(); got != want {
+		t.Errorf("root file's SHA256() = %s, want %s", got, want)
+	}
+	if d.fp.text != nil || d.SHA256() != want {
+		t.Errorf("the document does not share the file's fingerprint: SHA256() = %s", d.SHA256())
 	}
 }

@@ -20,9 +20,11 @@ type File struct {
 	// Encoding is the detected encoding of the bytes on disk; an open
 	// document is always utf-8 (LSP text is Unicode).
 	Encoding classify.Encoding `json:"encoding"`
-	// SHA256 is the hex sha256 of the bytes on disk, or of the editor's
-	// buffer for an open document.
-	SHA256 string `json:"sha256"`
+	// sha is the hex sha256 of the bytes on disk; fp, for an open
+	// document, that of the editor's buffer, computed on first need (see
+	// [File.SHA256]).
+	sha string
+	fp  *fingerprint
 	// ByteSize is the size of those bytes.
 	ByteSize int64 `json:"byte_size"`
 	// LineCount counts lines as editors do (see classify.LineCount).
@@ -38,6 +40,15 @@ type File struct {
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`
 	Version int32 `json:"version,omitempty"`
+}
+
+// SHA256 returns the hex sha256 of the bytes on disk, or of the editor's
+// buffer for an open document.
+func (f *File) SHA256() string {
+	if f.fp != nil {
+		return f.fp.get()
+	}
+	return f.sha
 }
 
 // Syntax returns the extraction of the file's text: nil for a file

@@ -252,7 +252,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	dir := writeTree(t, "-- a.go --\npackage a\n\nfunc Disk() {}\n-- .env --\nX=1\n")
 	x, r := indexDir(t, dir, Options{})
 	ctx := testCtx(t)
-	diskSHA := mustFile(t, r, "a.go").SHA256
+	diskSHA := mustFile(t, r, "a.go").SHA256()
 	v0 := x.Snapshot().Version()
 	uri := PathToURI(filepath.Join(dir, "a.go"))
 
@@ -280,7 +280,7 @@ func TestOpenDocumentsOverlayDisk(t *testing.T) {
 	}
 	x.CloseDocument(ctx, uri)
 	f = mustFile(t, x.Snapshot().Roots()[0], "a.go")
-	if f.Open || f.SHA256 != diskSHA || names(f) != "Disk" {
+	if f.Open || f.SHA256() != diskSHA || names(f) != "Disk" {
 		t.Errorf("after close: %+v symbols %s; want the disk state", f, names(f))
 	}
 	// A denied file opened in the editor stays out of the index.

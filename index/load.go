@@ -62,7 +62,7 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 		Path:      rel,
 		Language:  syntax.LanguageForPath(rel),
 		Encoding:  cls.Encoding,
-		SHA256:    hex.EncodeToString(sum[:]),
+		sha:       hex.EncodeToString(sum[:]),
 		ByteSize:  int64(len(data)),
 		LineCount: classify.LineCount(text),
 		words:     words.NewFilter(text),
@@ -76,7 +76,7 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 	}
 	// Through the cache. A parse that fails (cancelled, or a grammar error) leaves the file
 	// indexed without symbols: its content is still valid context.
-	sf, _ := ld.parse(ctx, f.Language, f.SHA256, text)
+	sf, _ := ld.parse(ctx, f.Language, f.SHA256(), text)
 	f.syn = parsedCell(sf)
 	return f, nil
 }
@@ -86,7 +86,7 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 // It is the cached extraction at once when the cache holds it. Callers
 // have set reread.
 func (ld loader) lazy(rel string, f *File) *syntaxCell {
-	lang, sha, size, enc := f.Language, f.SHA256, f.ByteSize, f.Encoding
+	lang, sha, size, enc := f.Language, f.SHA256(), f.ByteSize, f.Encoding
 	if ld.cached != nil {
 		if sf := ld.cached(lang, sha); sf != nil {
 			return parsedCell(sf)

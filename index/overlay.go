@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/ctxd/ctxd/index/buffer"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -89,34 +90,48 @@ type Document struct {
 	// its extraction ([Document.Syntax]); the root's File for the same
 	// version shares the cell. nil without lang.
 	ver *docVersion
-	// sha and lines are SHA256 and LineCount, computed once when the
-	// version is made: every root snapshot that applies the document
-	// (a change, a rescan, a request's view) reuses them.
-	sha   string
-	lines int
+	// fp is the version's sha256, computed on first need and shared by
+	// every root snapshot that applies the document (a change, a rescan,
+	// a request's view) and by the root's File.
+	fp *fingerprint
 	// synced is, for a document out of sync, the last document that was
 	// in sync: the one the roots hold. nil when in sync.
 	synced *Document
 }
 
 // SHA256 returns the hex sha256 of the content, the fingerprint the manifest
-// reports for files.
+// reports for files. It is computed on the first call for a version, not
+// when the version is made: hashing a 150 KB buffer on every keystroke was
+// a quarter of the notification loop's work during an edit storm, for
+// fingerprints that only requests read.
 func (d *Document) SHA256() string {
-	if d.sha != "" {
-		return d.sha
+	if d.fp == nil {
+		return newFingerprint(d.text).get()
 	}
-	sum := d.text.Sum256()
-	return hex.EncodeToString(sum[:])
+	return d.fp.get()
+}
+
+// fingerprint is the hex sha256 of an open document's text, computed once,
+// by whoever asks first.
+type fingerprint struct {
+	once sync.Once
+	text *buffer.Text // until hashed
+	hex  string
+}
+
+func newFingerprint(text *buffer.Text) *fingerprint { return &fingerprint{text: text} }
+
+func (p *fingerprint) get() string {
+	p.once.Do(func() {
+		sum := p.text.Sum256()
+		p.hex, p.text = hex.EncodeToString(sum[:]), nil
+	})
+	return p.hex
 }
 
 // LineCount returns the number of lines; an empty document has one line and a
 // final line break starts a new (empty) line, as editors count them.
-func (d *Document) LineCount() int {
-	if d.lines > 0 {
-		return d.lines
-	}
-	return d.text.LineCount()
-}
+func (d *Document) LineCount() int { return d.text.LineCount() }
 
 // Text returns the full text as the index holds it: immutable chunks,
 // shared with the document's other versions, that answer a line or the

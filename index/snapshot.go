@@ -273,7 +273,7 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
 	}
 	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != f.SHA256 {
+	if hex.EncodeToString(sum[:]) != f.SHA256() {
 		return nil, fmt.Errorf("reading %s: %w", rel, ErrStale)
 	}
 	text, err := classify.Decode(data, f.Encoding)
@@ -331,7 +331,7 @@ func (r *RootSnapshot) hashFiles(h hash.Hash) {
 		f, _ := r.files.Get(p)
 		h.Write([]byte(p))
 		h.Write([]byte{0})
-		h.Write([]byte(f.SHA256))
+		h.Write([]byte(f.SHA256()))
 		h.Write([]byte{'\n'})
 	}
 }
