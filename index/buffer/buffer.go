@@ -28,6 +28,8 @@ import (
 	"crypto/sha256"
 	"math"
 	"sync/atomic"
+
+	"github.com/ctxd/ctxd/index/classify"
 )
 
 // Text is an immutable text in chunks. The zero Text and a nil *Text are
@@ -335,20 +337,8 @@ func split(dst []chunk, b []byte, want int) []chunk {
 }
 
 // countBreaks counts b's line breaks: every "\n", and every "\r" that is
-// not the first half of a "\r\n".
-func countBreaks(b []byte) int {
-	n := bytes.Count(b, []byte{'\n'})
-	for rest := b; ; {
-		i := bytes.IndexByte(rest, '\r')
-		if i < 0 {
-			return n
-		}
-		if i+1 == len(rest) || rest[i+1] != '\n' {
-			n++
-		}
-		rest = rest[i+1:]
-	}
-}
+// not the first half of a "\r\n", the breaks classify.LineCount counts.
+func countBreaks(b []byte) int { return classify.LineCount(b) - 1 }
 
 func sumBreaks(chunks []chunk) int {
 	n := 0

@@ -34,8 +34,9 @@ var ErrEditRange = errors.New("edit range does not fit the text")
 // would leave a text that is neither the old nor the new one.
 func ApplyEdits(src []byte, edits []Edit) ([]byte, error) {
 	// Each edit makes a new slice (splice, or the Full text's copy), so src
-	// is copied only when no edit does: one copy of the text per change,
-	// not two, on the notification loop.
+	// is copied only when no edit does. The index holds open documents in
+	// chunks and applies an editor's changes there (index.ApplyEdits); this
+	// is the same rule over flat bytes, the one [Doc.Edit] follows.
 	cur, fresh := src, false
 	for i, e := range edits {
 		if e.Full {
