@@ -11,7 +11,7 @@
 // and the list of chunk headers, and shares every other chunk with the
 // version it came from: chunks are sized near the square root of the text
 // times the header size, so both copies stay small (a few kilobytes for a
-// 150 KB file, under 100 KB for 64 MiB).
+// 150 KB file, about 100 KB for 64 MiB).
 //
 // A Text answers what the notification loop asks of every version without
 // flattening it: its length, its line count, the bytes of one line (for
