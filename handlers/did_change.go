@@ -78,10 +78,10 @@ func DidChange(ctx context.Context, s *Session, raw json.RawMessage) error {
 
 // edits converts the changes to byte edits of text, the open document's,
 // each against the text the previous one leaves. A document out of sync
-// (outOfSync) only takes the
-// changes from its last full-content one on: the ranges before it are
-// positions in a text ctxd does not have, and without one there is nothing
-// it can apply (no edits: the index keeps it out of sync).
+// (outOfSync) only takes the changes from its last full-content one on:
+// the ranges before it are positions in a text ctxd does not have, and
+// without one there is nothing it can apply (no edits: the index keeps it
+// out of sync).
 func (p *didChangeParams) edits(text *buffer.Text, outOfSync bool, enc position.Encoding) []index.Edit {
 	changes := p.ContentChanges
 	if outOfSync {

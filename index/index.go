@@ -347,57 +347,21 @@ func (x *Index) progress(p Progress) {
 	}
 }
 
-// runScan indexes a root in two passes. The first walks it and reads every
-// candidate once (classification, sha256, line count, word filter; the
-// extraction when the cache holds it) and publishes the root listed: every
-// file known and fingerprinted, which is all a build waits for. The second
-// parses the rest in the background on every core, pausing while a build
-// needs them, then publishes the root ready and persists the cache. Disk
-// events that arrive during the first pass are replayed after it.
+// runScan indexes a root in two passes (indexRoot), reports the scan's
+// end as soon as the root is ready or the scan stopped, and then persists
+// the cache: the end is not held back by the cache, which waits for the
+// editing to pause.
 func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) {
 	x.progress(Progress{Kind: "begin", Root: root.URI, Scan: sc.id})
-	ld := cache.loader()
-	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
-	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
-	// The end is reported after x.mu is released (the client's progress
-	// UI must never be waited for while holding the writer lock), once:
-	// as soon as the root is ready, or when the scan stops before that.
-	total, parsed, outcome := len(files), 0, ScanCancelled
-	ended := false
-	end := func() {
-		if !ended {
-			ended = true
-			x.progress(Progress{Kind: "end", Root: root.URI, Phase: "parsing", Done: parsed, Total: total, Percentage: 100, Scan: sc.id, Outcome: outcome})
-		}
-	}
-	defer end()
-	if ctx.Err() != nil {
+	res := x.indexRoot(ctx, root, realDir, sc, checker, cache)
+	// After x.mu is released: the client's progress UI must never be
+	// waited for while holding the writer lock.
+	x.progress(Progress{Kind: "end", Root: root.URI, Phase: "parsing", Done: res.parsed, Total: res.files, Percentage: 100, Scan: sc.id, Outcome: res.outcome})
+	if res.outcome != ScanDone {
 		return
 	}
-	if stop := x.publishListed(ctx, root, realDir, sc, files, skipped, err); stop != "" {
-		outcome = stop
-		return
-	}
-	parsed = x.parseAll(ctx, root, sc, files)
-	if ctx.Err() != nil {
-		return
-	}
-	x.mu.Lock()
-	if x.rootByDir(root.Dir) == nil || x.scans[root.Dir] != sc {
-		x.mu.Unlock()
-		return
-	}
-	delete(x.scans, root.Dir)
-	if r := x.rootByDir(root.Dir); r.state == StateIndexing {
-		b := r.edit()
-		b.r.state, b.r.parsed = StateReady, true
-		x.replaceRoot(b.done())
-	}
-	x.mu.Unlock()
-	outcome = ScanDone
-	end() // not after the cache is written, which waits for the editing to pause
 	hits, misses, trusted := cache.stats()
-	x.log.Info("workspace root indexed", "root", root.URI, "files", len(files), "skipped", len(skipped), "cache_hits", hits, "parsed", misses, "unchanged_unread", trusted)
+	x.log.Info("workspace root indexed", "root", root.URI, "files", res.files, "skipped", res.skipped, "cache_hits", hits, "parsed", misses, "unchanged_unread", trusted)
 	if !x.waitQuiet(ctx) {
 		return // Close saves the cache
 	}
@@ -407,6 +371,51 @@ func (x *Index) runScan(ctx context.Context, root Root, realDir string, sc *scan
 	if err := cache.save(func() { x.waitQuiet(ctx) }); err != nil {
 		x.log.Warn("saving the index cache failed", "err", err)
 	}
+}
+
+// scanResult is what a scan's indexRoot did: the files listed and
+// skipped, the files of the second pass done, and the outcome.
+type scanResult struct {
+	files, skipped, parsed int
+	outcome                string
+}
+
+// indexRoot is a scan's two passes. The first walks the root and reads
+// every candidate once (classification, sha256, line count, word filter;
+// the extraction when the cache holds it) and publishes the root listed:
+// every file known and fingerprinted, which is all a build waits for. The
+// second parses the rest in the background on every core, pausing while a
+// build needs them, then publishes the root ready. Disk events that
+// arrive during the first pass are replayed after it.
+func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) scanResult {
+	ld := cache.loader()
+	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
+	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
+	res := scanResult{files: len(files), skipped: len(skipped), outcome: ScanCancelled}
+	if ctx.Err() != nil {
+		return res
+	}
+	if stop := x.publishListed(ctx, root, realDir, sc, files, skipped, err); stop != "" {
+		res.outcome = stop
+		return res
+	}
+	res.parsed = x.parseAll(ctx, root, sc, files)
+	if ctx.Err() != nil {
+		return res
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.rootByDir(root.Dir) == nil || x.scans[root.Dir] != sc {
+		return res
+	}
+	delete(x.scans, root.Dir)
+	if r := x.rootByDir(root.Dir); r.state == StateIndexing {
+		b := r.edit()
+		b.r.state, b.r.parsed = StateReady, true
+		x.replaceRoot(b.done())
+	}
+	res.outcome = ScanDone
+	return res
 }
 
 // saveQuiet is how long the editing must have paused before a scan writes

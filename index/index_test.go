@@ -565,6 +565,16 @@ func TestCacheRemovesStaleTemps(t *testing.T) {
 	}
 }
 
+// cancelledWait starts x.waitQuiet, cancels its context and returns what
+// it reported.
+func cancelledWait(t *testing.T, x *Index) bool {
+	ctx, cancel := context.WithCancel(testCtx(t))
+	got := make(chan bool)
+	go func() { got <- x.waitQuiet(ctx) }()
+	cancel()
+	return <-got
+}
+
 // TestWaitQuiet: a scan writes its cache only once the editing has paused
 // and no build holds the cores; an index closed meanwhile, or a cancelled
 // scan, ends the wait without writing (Close saves the cache itself).
@@ -582,11 +592,7 @@ func TestWaitQuiet(t *testing.T) {
 		x := New(Options{CacheDir: "off"})
 		defer x.Close()
 		x.lastChange.Store(time.Now().UnixNano())
-		ctx, cancel := context.WithCancel(testCtx(t))
-		got := make(chan bool)
-		go func() { got <- x.waitQuiet(ctx) }()
-		cancel()
-		if <-got {
+		if cancelledWait(t, x) {
 			t.Error("waitQuiet = true while the last edit is recent")
 		}
 	})
@@ -613,11 +619,7 @@ func TestWaitQuiet(t *testing.T) {
 		x := New(Options{CacheDir: "off"})
 		defer x.Close()
 		release := x.PauseParsing()
-		ctx, cancel := context.WithCancel(testCtx(t))
-		got := make(chan bool)
-		go func() { got <- x.waitQuiet(ctx) }()
-		cancel()
-		if <-got {
+		if cancelledWait(t, x) {
 			t.Error("waitQuiet = true while a build holds the cores")
 		}
 		release()

@@ -152,10 +152,12 @@ type docVersion struct {
 // it from the previous version's text, and when it arrived. The queue
 // holds the version itself weakly (docParser.latest keeps the newest one,
 // whose text the worker parses next): during a storm of changes, each
-// version's copy of the text is freed as soon as no snapshot or request
-// holds it (a 5,000-line buffer's 250 ms of changes kept 33 MB of
-// superseded texts alive otherwise). A version that someone holds is still
-// found, wanted or not, and settled like any other.
+// superseded version (its chunks of the text that no other version
+// shares, and a flat copy if a reader made one) is freed as soon as no
+// snapshot or request holds it. When versions were flat copies, a
+// 5,000-line buffer's 250 ms of changes kept 33 MB of them alive. A
+// version that someone holds is still found, wanted or not, and settled
+// like any other.
 type pending struct {
 	w     weak.Pointer[docVersion]
 	edits []Edit    // from the previous version's text; nil for the first

@@ -118,7 +118,7 @@ func Split(s string) []string {
 // answers false for a word of the text. It is immutable once built and
 // three bytes per distinct word.
 type Filter struct {
-	bits []uint64 // a power of two of bits
+	bits []uint64 // filterWords(distinct tokens) words, four probes per token in one
 }
 
 // hash is FNV-1a over the word, finished with MurmurHash3's 64-bit mix:
