@@ -195,8 +195,17 @@ func (e *env) diffHint(targets []*item) string {
 		}
 		lines = append(lines, l)
 	}
-	if len(lines) == 0 {
-		return ""
+	var created []string
+	for _, p := range e.newFiles {
+		created = append(created, "- "+p+" (a new file: create it)")
 	}
-	return "Change these regions; the rest of each file is context:\n" + strings.Join(lines, "\n")
+	switch {
+	case len(lines) == 0 && len(created) == 0:
+		return ""
+	case len(lines) == 0:
+		return "Create these files:\n" + strings.Join(created, "\n")
+	case len(created) == 0:
+		return "Change these regions; the rest of each file is context:\n" + strings.Join(lines, "\n")
+	}
+	return "Change these regions; the rest of each file is context:\n" + strings.Join(lines, "\n") + "\nCreate these files:\n" + strings.Join(created, "\n")
 }

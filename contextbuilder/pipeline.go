@@ -162,6 +162,9 @@ type env struct {
 	redactor Redactor
 	configFP string
 	mem      *memo
+	// newFiles are the plan step's new files that do not exist yet,
+	// sorted: targets without content (set by resolveTargets).
+	newFiles []string
 }
 
 // newEnv computes what every step shares: the effective model (an

@@ -108,6 +108,14 @@ func (e *env) manifest(b bundled) *Manifest {
 	for _, t := range b.targets {
 		sel.TargetFiles = append(sel.TargetFiles, t.path)
 	}
+	if len(e.newFiles) > 0 {
+		for _, p := range e.newFiles {
+			if !slices.Contains(sel.TargetFiles, p) {
+				sel.TargetFiles = append(sel.TargetFiles, p)
+			}
+		}
+		slices.Sort(sel.TargetFiles)
+	}
 	best := bestBlocks(b.blocks)
 	for _, it := range best {
 		sel.IncludedFiles = append(sel.IncludedFiles, IncludedFile{Path: it.path, Hash: it.file.SHA256(), Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, Reason: it.reason})

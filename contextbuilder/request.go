@@ -88,12 +88,18 @@ type Intent struct {
 
 // PlanStep is the plan step a diff is generated for. TargetFiles are
 // workspace-relative paths (or file URIs); "path:L1-L2" names lines L1 to
-// L2 (1-based, inclusive) as the target region of that file.
+// L2 (1-based, inclusive) as the target region of that file. NewFiles
+// are the files the step creates (workspace-relative paths): one that
+// does not exist yet is a target without content, listed in the
+// manifest's target_files and the diff hint, so that a change checked
+// against the bundle may create it; one that exists is a target like
+// those of TargetFiles.
 type PlanStep struct {
 	ID            string   `json:"id"`
 	Text          string   `json:"text"`
 	TargetFiles   []string `json:"target_files,omitempty"`
 	TargetSymbols []string `json:"target_symbols,omitempty"`
+	NewFiles      []string `json:"new_files,omitempty"`
 }
 
 // UserTarget is one explicit choice: a path, and optionally the symbol

@@ -61,6 +61,7 @@ func explicitPaths(req *Request) []string {
 			f, _, _ := splitLines(t)
 			out = append(out, f)
 		}
+		out = append(out, req.PlanStep.NewFiles...)
 	}
 	for _, t := range req.UserSelectedTargets {
 		out = append(out, t.Path)
@@ -204,6 +205,10 @@ func portableRequest(snap *index.Snapshot, root *index.RootSnapshot, req *Reques
 		ps.TargetFiles = slices.Clone(ps.TargetFiles)
 		for i, t := range ps.TargetFiles {
 			ps.TargetFiles[i] = rel(t)
+		}
+		ps.NewFiles = slices.Clone(ps.NewFiles)
+		for i, t := range ps.NewFiles {
+			ps.NewFiles[i] = rel(t)
 		}
 		r.PlanStep = &ps
 	}

@@ -60,7 +60,7 @@ func (e *env) resolveTargets(t *trail) (targets []*item, active *item, err error
 	if targets, err = e.lookupTargets(byPath, t); err != nil {
 		return nil, nil, err
 	}
-	if len(targets) == 0 && (e.req.Purpose == PurposeDiff || len(specs) > 0) {
+	if len(targets) == 0 && len(e.newFiles) == 0 && (e.req.Purpose == PurposeDiff || len(specs) > 0) {
 		return nil, nil, noTargets(t)
 	}
 	return targets, active, nil
@@ -70,6 +70,7 @@ func (e *env) resolveTargets(t *trail) (targets []*item, active *item, err error
 // files, then the user's selections, in request order.
 func (e *env) explicitSpecs() ([]*targetSpec, error) {
 	var specs []*targetSpec
+	e.newFiles = nil
 	add := func(written string, reason IncludeReason, weight int) (*targetSpec, error) {
 		file, lines, err := splitLines(written)
 		if err != nil {
@@ -89,6 +90,26 @@ func (e *env) explicitSpecs() ([]*targetSpec, error) {
 				return nil, err
 			}
 		}
+		for _, t := range ps.NewFiles {
+			rel, err := e.relPath(t)
+			if err != nil {
+				return nil, err
+			}
+			_, indexed := e.root.File(rel)
+			_, skipped := e.root.Skip(rel)
+			if indexed || skipped {
+				// It exists (or a rule covers it): a target like any
+				// other, refused or excluded by the same rules.
+				if _, err := add(rel, ReasonTarget, weightTarget); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if !slices.Contains(e.newFiles, rel) {
+				e.newFiles = append(e.newFiles, rel)
+			}
+		}
+		slices.Sort(e.newFiles)
 	}
 	for _, u := range e.req.UserSelectedTargets {
 		w := weightTarget

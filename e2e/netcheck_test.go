@@ -173,6 +173,8 @@ func TestNoNetworkSyscalls(t *testing.T) {
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.manifest", "arguments": []any{build}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.budget", "arguments": []any{build}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.renderPrompt", "arguments": []any{build}}},
+		{"workspace/executeCommand", map[string]any{"command": "ctxd.checkChange", "arguments": []any{map[string]any{
+			"answer": "```diff\n--- a/calc/add.go\n+++ b/calc/add.go\n@@ @@\n-func Sub(a, b int) int { return a - b }\n+func Sub(a, b int) int { return a - b - 0 }\n```\n"}}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.verify", "arguments": []any{map[string]any{"mode": "ledger"}}}},
 		{"workspace/executeCommand", map[string]any{"command": "ctxd.indexStatus", "arguments": []any{map[string]any{"skipped": true}}}},
 		{"workspace/symbol", map[string]any{"query": "Add"}},
@@ -191,6 +193,37 @@ func TestNoNetworkSyscalls(t *testing.T) {
 	}
 	if calls := networkCalls(t, trace); len(calls) > 0 {
 		t.Errorf("ctxd made %d network system calls during a session; it must make none:\n%s", len(calls), strings.Join(calls, "\n"))
+	}
+}
+
+// TestNoNetworkSyscallsCheckChange runs ctxd check-change --write under
+// strace: reading the answer, checking it (parse, secrets, syntax) and
+// writing the change open no socket either.
+func TestNoNetworkSyscallsCheckChange(t *testing.T) {
+	strace := straceOrSkip(t)
+	straceControl(t, strace)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "add.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answer := filepath.Join(t.TempDir(), "answer.txt")
+	if err := os.WriteFile(answer, []byte("add.go\n```go\npackage calc\n\nfunc Add(a, b int) int { return b + a }\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "check.strace")
+	argv := straceArgs(strace, trace, binary(t), "check-change", "--root", dir, "--answer", answer, "--write", "--json")
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("check-change: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"accepted"`) {
+		t.Fatalf("check-change did not accept the change:\n%s", out)
+	}
+	if calls := networkCalls(t, trace); len(calls) > 0 {
+		t.Errorf("ctxd check-change made %d network system calls; it must make none:\n%s", len(calls), strings.Join(calls, "\n"))
 	}
 }
 

@@ -8,7 +8,7 @@
 // records as an editor, from the same persisted index.
 //
 // [Server] serves one workspace folder ([Options].Root). Its tools are
-// build_context, manifest, budget, render_prompt, record_execution, verify
+// build_context, manifest, budget, render_prompt, record_execution, check_change, verify
 // and index_status (ctxd.buildContext, ctxd.manifest, … over LSP). Their
 // input and output schemas are inferred from the LSP commands' Go types;
 // an agent names targets by workspace-relative path and never by URI or

@@ -163,6 +163,7 @@ var requestPatches = []patch{
 	{path: "plan_step", required: []string{"id"},
 		description: "The step the bundle is for: {id, text, target_files, target_symbols}. Name what to change here."},
 	{path: "plan_step.target_files", description: "Files to change, as workspace-relative paths with / separators (\"internal/store/store.go\"); \"path:L1-L2\" names lines L1 to L2 (1-based, inclusive) as the region to change. A path outside the workspace is refused."},
+	{path: "plan_step.new_files", description: "Files the step creates, as workspace-relative paths: listed in the bundle's target_files without content, so that check_change accepts a change creating them."},
 	{path: "plan_step.target_symbols", description: "Symbols to change, by name or qualified name (\"Store.List\"). A name with several definitions is refused as REFUSE_AMBIGUOUS_TARGET, listing candidates."},
 	{path: "user_selected_targets", description: "The answer to a REFUSE_AMBIGUOUS_TARGET refusal: one or more of its candidates as {path, symbol}. Retry the same call with this field added."},
 	{path: "last_error", description: "The error of a previous attempt, for a retry: {message, path}. Put the location in the message (\"main.go:12:5: undefined: x\")."},
@@ -206,6 +207,22 @@ func recordSchema() (*jsonschema.Schema, error) {
 		{path: "thread_id", description: "The thread of the turn, as given to build_context or render_prompt in thread.thread_id."},
 		{path: "turn_id", description: "The turn the output answers; it must have been built with this thread_id and turn_id."},
 		{path: "output", description: "The model's output for the turn, verbatim (at most 4 MiB of UTF-8)."},
+	})
+}
+
+// checkChangeSchema is check_change's, ctxd.checkChange's argument
+// without the folder choice.
+func checkChangeSchema() (*jsonschema.Schema, error) {
+	s, err := infer[workspace.CheckChangeArgs]()
+	if err != nil {
+		return nil, err
+	}
+	return s, apply(s, []patch{
+		{path: folderField, drop: true},
+		{path: "answer", description: "The model's answer, verbatim (at most 4 MiB of UTF-8)."},
+		{path: "bundle_id", description: "The bundle_id of the build_context result the answer was made from; absent checks against the files as they are."},
+		{path: "thread_id", description: "With turn_id: the thread turn (built with build_context's thread) whose EXECUTION records the answer and its verdict."},
+		{path: "turn_id", description: "The turn the answer answers."},
 	})
 }
 

@@ -42,8 +42,8 @@ const instructions = "ctxd decides what a model may see of this workspace. Inste
 	"(REFUSE_*, or a policy or thread reason), a message and advice: follow the advice (for REFUSE_AMBIGUOUS_TARGET, retry with " +
 	"one of its candidates in user_selected_targets) rather than reading the files another way."
 
-// Server is ctxd's MCP server for one workspace folder: the seven tools
-// (build_context, manifest, budget, render_prompt, record_execution,
+// Server is ctxd's MCP server for one workspace folder: the eight tools
+// (build_context, manifest, budget, render_prompt, record_execution, check_change,
 // verify, index_status) over the same [workspace.Service] as the LSP
 // server and the CLI, the last bundle and manifest of the session as
 // resources, and the folder's prompt templates as prompts. Create it with

@@ -82,7 +82,7 @@ func diffRequest(files []string, symbols ...string) map[string]any {
 	return map[string]any{"purpose": "diff", "intent": map[string]any{"id": "i1", "text": "count items twice"}, "plan_step": step}
 }
 
-// TestToolsList: the seven tools, each with a description, an object
+// TestToolsList: the eight tools, each with a description, an object
 // input schema that names targets by path only, and an output schema.
 func TestToolsList(t *testing.T) {
 	s := start(t, indextest.WriteTree(t, shopWorkspace))
@@ -96,7 +96,7 @@ func TestToolsList(t *testing.T) {
 		names = append(names, tl.Name)
 		byName[tl.Name] = tl
 	}
-	want := []string{"budget", "build_context", "index_status", "manifest", "record_execution", "render_prompt", "verify"}
+	want := []string{"budget", "build_context", "check_change", "index_status", "manifest", "record_execution", "render_prompt", "verify"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
@@ -135,6 +135,8 @@ func TestToolsList(t *testing.T) {
 			[]string{"budget_report", "context_artifact", "manifest", "prompt", "prompt_artifact", "redaction_report"}, false},
 		{"record_execution", []string{"output", "thread_id", "turn_id"}, []string{"output", "thread_id", "turn_id"},
 			[]string{"event_digest", "event_index", "output_digest", "ref_id"}, false},
+		{"check_change", []string{"answer", "bundle_id", "thread_id", "turn_id"}, []string{"answer"},
+			[]string{"bundle_id", "edit", "failure", "files", "format", "recorded", "status", "written"}, false},
 		{"verify", []string{"mode"}, nil, []string{"checks", "context_config_digest", "counts", "mode", "ok"}, false},
 		{"index_status", []string{"skipped"}, nil, []string{"index", "open_documents", "position_encoding", "server", "workspace_folders"}, true},
 	}
@@ -707,5 +709,60 @@ func TestSchemaPatchesFollowTheGoTypes(t *testing.T) {
 				t.Errorf("apply = %v, want an error with %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckChange: check_change accepts a diff of a file the bundle
+// carried, answers a rejection as a result with the error_context for
+// the retry (not a tool error), and writes nothing.
+func TestCheckChange(t *testing.T) {
+	root := indextest.WriteTree(t, shopWorkspace)
+	s := start(t, root)
+	var built struct {
+		Bundle struct {
+			BundleID string `json:"bundle_id"`
+		} `json:"bundle"`
+	}
+	if err := json.Unmarshal(s.ok("build_context", diffRequest([]string{"cart/cart.go"})), &built); err != nil {
+		t.Fatal(err)
+	}
+	diff := "--- a/cart/cart.go\n+++ b/cart/cart.go\n@@ @@\n // Add appends a SKU.\n func (c *Cart) Add(sku string) {\n-\tc.Items = append(c.Items, sku)\n+\tc.Items = append(c.Items, sku, sku)\n }\n"
+	type verdict struct {
+		Status   string `json:"status"`
+		BundleID string `json:"bundle_id"`
+		Files    []struct {
+			Path        string  `json:"path"`
+			SHA256After *string `json:"sha256_after"`
+		} `json:"files"`
+		Failure *struct {
+			Code         string `json:"code"`
+			ErrorContext struct {
+				Message string `json:"message"`
+			} `json:"error_context"`
+		} `json:"failure"`
+	}
+	var ok verdict
+	if err := json.Unmarshal(s.ok("check_change", map[string]any{"answer": diff, "bundle_id": built.Bundle.BundleID}), &ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok.Status != "accepted" || ok.BundleID != built.Bundle.BundleID || len(ok.Files) != 1 || ok.Files[0].Path != "cart/cart.go" || ok.Files[0].SHA256After == nil {
+		t.Errorf("verdict %+v", ok)
+	}
+	var rej verdict
+	if err := json.Unmarshal(s.ok("check_change", map[string]any{"answer": strings.ReplaceAll(diff, "Add appends", "Add adds")}), &rej); err != nil {
+		t.Fatal(err)
+	}
+	if rej.Status != "rejected" || rej.Failure == nil || rej.Failure.Code != "CHANGE_CONTEXT_MISMATCH" || !strings.Contains(rej.Failure.ErrorContext.Message, "Add appends a SKU") {
+		t.Errorf("rejection %+v", rej)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "cart", "cart.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "sku, sku") {
+		t.Error("check_change wrote the change")
+	}
+	if e := s.fails("check_change", map[string]any{"answer": diff, "workspace_folder": "file:///x"}); !strings.Contains(e.text, "workspace_folder") {
+		t.Errorf("a folder choice: %s", e.text)
 	}
 }

@@ -111,6 +111,22 @@ var tools = []tool{
 		call: argsCall((*workspace.Service).RecordExecution, func(a *workspace.RecordExecutionArgs) string { return a.WorkspaceFolder }),
 	},
 	{
+		name:   "check_change",
+		result: "ctxd.checkChange's result: {status, format, bundle_id?, files: [{path, action, sha256_before, sha256_after}], failure?: {code, message, advice, error_context}, recorded?}.",
+		title:  "Check a model's change",
+		description: "Check a model's answer before applying it: answer is the raw text (a unified diff, SEARCH/REPLACE blocks after a path " +
+			"line, or whole files in fenced blocks after their path; prose is ignored). With bundle_id (from build_context) the bundle's " +
+			"manifest is the reference: only its files may change, and only while their sha256 is unchanged. Checks, in order: " +
+			"CHANGE_MALFORMED, CHANGE_OUTSIDE_SANDBOX, CHANGE_NEVER_SEND_PATH, CHANGE_NOT_IN_BUNDLE, CHANGE_STALE, CHANGE_CONTEXT_MISMATCH " +
+			"(the failure quotes the closest lines the file has), CHANGE_AMBIGUOUS_MATCH, CHANGE_SYNTAX_ERROR, CHANGE_SECRET. A rejection " +
+			"is a result (status rejected), not a tool error: pass failure.error_context as last_error to build_context and ask the " +
+			"model again. Nothing is written: an accepted change gives each file's sha256 before and after; apply it with your own " +
+			"edit tool or `ctxd check-change --write`. The verdict is recorded (as the EXECUTION of thread_id/turn_id when given).",
+		in:   checkChangeSchema,
+		out:  outputSchema[workspace.CheckChangeResult],
+		call: argsCall((*workspace.Service).CheckChange, func(a *workspace.CheckChangeArgs) string { return a.WorkspaceFolder }),
+	},
+	{
 		name:   "verify",
 		result: "ctxd.verify's result: ok, the mode, counts and one check per ledger event, audit event, artifact and config.",
 		title:  "Verify the workspace's records",

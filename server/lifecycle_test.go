@@ -148,7 +148,7 @@ func TestInitializeResult(t *testing.T) {
 		"capabilities": map[string]any{
 			"positionEncoding":        "utf-16",
 			"textDocumentSync":        map[string]any{"openClose": true, "change": float64(2), "save": map[string]any{}},
-			"executeCommandProvider":  map[string]any{"commands": []any{"ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt", "ctxd.recordExecution", "ctxd.verify", "ctxd.indexStatus"}},
+			"executeCommandProvider":  map[string]any{"commands": []any{"ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt", "ctxd.recordExecution", "ctxd.checkChange", "ctxd.verify", "ctxd.indexStatus"}},
 			"workspace":               map[string]any{"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true}},
 			"documentSymbolProvider":  true,
 			"workspaceSymbolProvider": true,

@@ -210,3 +210,38 @@ func manifestFields(m *contextbuilder.Manifest) []any {
 	return []any{"included_files", len(m.Selection.IncludedFiles), "excluded_candidates", len(m.Selection.ExcludedCandidates),
 		"bundle_fingerprint", m.Fingerprints.BundleFingerprint}
 }
+
+// CheckChange is ctxd.checkChange: it checks a model's answer against the
+// files it touches (the editor's buffers for open documents) and, with a
+// bundle id, that bundle's manifest, and returns the verdict with the
+// accepted change as a WorkspaceEdit in the client's positions; the
+// editor applies it. The verdict is recorded.
+func (s *Service) CheckChange(ctx context.Context, c Caller, a *CheckChangeArgs) (*CheckChangeResult, error) {
+	const command = "ctxd.checkChange"
+	start := time.Now()
+	if s.redactorErr != nil {
+		return nil, s.failed(command, &contextbuilder.Refusal{
+			Code:    contextbuilder.RefuseSecretRisk,
+			Message: "the secret rules could not be loaded (" + s.redactorErr.Error() + "), so ctxd cannot prove a change adds no secret",
+			Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
+		}, start)
+	}
+	dir, err := s.folderDir(c, a.WorkspaceFolder)
+	if err != nil {
+		return nil, s.failed(command, err, start)
+	}
+	snap := s.AsReceived(ctx, s.index.Snapshot())
+	if err := checkInSync(snap.Documents()); err != nil {
+		return nil, s.failed(command, err, start)
+	}
+	res, err := s.Workspace(dir).CheckChange(ctx, a, CheckOptions{Positions: c.Positions, Redactor: s.redactor, Documents: snap.Documents()})
+	if err != nil {
+		return nil, s.failed(command, err, start)
+	}
+	fields := []any{"status", res.Status, "format", res.Format, "files", len(res.Files), "duration", time.Since(start)}
+	if res.Failure != nil {
+		fields = append(fields, "code", res.Failure.Code)
+	}
+	s.log.Info(command, fields...)
+	return res, nil
+}

@@ -38,6 +38,12 @@ type Recorded struct {
 // to the model (as a diff_hint block) but never to the policy or the
 // context_digest.
 func (w *Workspace) RecordExecution(ctx context.Context, e Execution) (*Recorded, error) {
+	return w.recordExecution(ctx, e, nil)
+}
+
+// recordExecution is RecordExecution with the verdict of a change check,
+// when the output was checked as a change.
+func (w *Workspace) recordExecution(ctx context.Context, e Execution, check *ledger.ChangeCheck) (*Recorded, error) {
 	th := ledger.Thread{ThreadID: e.ThreadID, TurnID: e.TurnID, DeclaredRefs: []string{}}
 	if err := th.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)
@@ -52,7 +58,7 @@ func (w *Workspace) RecordExecution(ctx context.Context, e Execution) (*Recorded
 		return nil, stateRefusal(err)
 	}
 	sum := sha256.Sum256([]byte(e.Output))
-	payload := ledger.ExecutionPayload{Output: e.Output, OutputDigest: "sha256:" + hex.EncodeToString(sum[:])}
+	payload := ledger.ExecutionPayload{Output: e.Output, OutputDigest: "sha256:" + hex.EncodeToString(sum[:]), Check: check}
 	evs, err := w.ledger.Transact(ctx, func(v *ledger.View) ([]ledger.Draft, error) {
 		if !v.HasIntent(e.ThreadID, e.TurnID) {
 			return nil, &ledger.RefError{

@@ -42,7 +42,7 @@ const (
 	outPrompt = "prompt"
 )
 
-const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--symbol NAME]... [--select PATH[#SYMBOL]]... " +
+const buildSynopsis = "build --root DIR --purpose intent|plan|diff [--target PATH[:L1-L2]]... [--new-file PATH]... [--symbol NAME]... [--select PATH[#SYMBOL]]... " +
 	"[--intent TEXT] [--constraint TEXT]... [--last-error TEXT] [--model NAME] [--max-input-tokens N] " +
 	"[--max-output-tokens N] [--response-token-reserve N] [--soft-limit-pct N] " +
 	"[--skill NAME] [--thread-id ID --turn-id ID [--parent-turn-id ID] [--ref REF]...] " +
@@ -67,6 +67,7 @@ func (l *stringList) Set(v string) error {
 type buildFlags struct {
 	purpose     string
 	targets     stringList
+	newFiles    stringList
 	symbols     stringList
 	selects     stringList
 	intent      string
@@ -92,12 +93,13 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 	if f.intent != "" {
 		req.Intent = &contextbuilder.Intent{ID: "cli", Text: f.intent}
 	}
-	if len(f.targets) > 0 || len(f.symbols) > 0 {
+	if len(f.targets) > 0 || len(f.symbols) > 0 || len(f.newFiles) > 0 {
 		req.PlanStep = &contextbuilder.PlanStep{
 			ID:            "cli",
 			Text:          f.intent,
 			TargetFiles:   append([]string(nil), f.targets...),
 			TargetSymbols: append([]string(nil), f.symbols...),
+			NewFiles:      append([]string(nil), f.newFiles...),
 		}
 	}
 	for _, v := range f.selects {
@@ -152,6 +154,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f buildFlags
 	fs.StringVar(&f.purpose, "purpose", "", "what the bundle is for: intent, plan or diff (required)")
 	fs.Var(&f.targets, "target", "target file, relative to --root, optionally with a line range PATH:L1-L2 (repeatable)")
+	fs.Var(&f.newFiles, "new-file", "a file the change creates, relative to --root: a target without content that ctxd check-change --bundle lets the answer create (repeatable)")
 	fs.Var(&f.symbols, "symbol", "target symbol name (repeatable)")
 	fs.Var(&f.selects, "select", "the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL, with the qualified name\n"+
 		"(e.g. cart/cart.go#Cart.Add), or a PATH alone; sets user_selected_targets (repeatable)")

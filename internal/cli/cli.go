@@ -71,6 +71,7 @@ func commands() []command {
 		{"build", "build a context bundle for a workspace folder, as ctxd.buildContext does", runBuild},
 		{"index", "index a workspace folder and print its status", runIndex},
 		{"record", "record a model's output as the EXECUTION event of a thread's turn, as ctxd.recordExecution does", runRecord},
+		{"check-change", "check a model's answer (diff, SEARCH/REPLACE, whole files) against the workspace or a bundle, and apply it with --write, as ctxd.checkChange does", runCheckChange},
 		{"verify", "replay a workspace's ledger, audit trail and artifacts and report every digest that does not verify", runVerify},
 		{"explain", "explain a refusal code: what it means and what to do (ctxd explain REFUSE_AMBIGUOUS_TARGET)", runExplain},
 		{"version", "print ctxd's version, commit and Go version", runVersion},

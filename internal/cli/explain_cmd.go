@@ -29,7 +29,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch fs.NArg() {
 	case 0:
-		fmt.Fprintln(stdout, "Refusal codes (ctxd explain CODE for one):")
+		fmt.Fprintln(stdout, "Refusal and change-check codes (ctxd explain CODE for one):")
 		for _, e := range contextbuilder.Explanations() {
 			fmt.Fprintf(stdout, "  %-45s %s\n", e.Code, e.Summary)
 		}

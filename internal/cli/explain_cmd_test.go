@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/ctxd/ctxd/workspace/change"
 	"io"
 	"strings"
 	"testing"
@@ -58,6 +59,9 @@ func TestExplanationsCoverEveryCode(t *testing.T) {
 		policy.ReasonExceedsMaxItems, policy.ReasonExceedsMaxBytes, workspace.RefuseMaxUserMessages, policy.ReasonSelectionFailed,
 		prompt.ReasonBuildFailed, prompt.ReasonWriteFailed,
 		ledger.CodeRefNotFound, ledger.CodeCrossThreadRef, ledger.CodeMaxRefsExceeded, ledger.CodeEmptyRefsDenied,
+	}
+	for _, c := range change.Codes() {
+		want = append(want, contextbuilder.RefusalCode(c))
 	}
 	var got []contextbuilder.RefusalCode
 	for _, e := range contextbuilder.Explanations() {

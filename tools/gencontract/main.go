@@ -35,6 +35,7 @@
 // Schemas come in two kinds:
 //
 //   - Generated: render_prompt_request, record_execution_args,
+//     check_change_args, check_change_result,
 //     verify_args, index_status_args and index_status_result. All they
 //     say is in the Go types, so a hand-written copy would only be one
 //     more thing to keep in step: a closed object per struct

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxd/ctxd/workspace/change"
 	"reflect"
 	"slices"
 	"strings"
@@ -119,6 +120,10 @@ func enums() []enum {
 		{"RefusalCodes", "RefusalCode", reflect.TypeFor[contextbuilder.RefusalCode](), refusalCodes()},
 		{"VerifyModes", "VerifyMode", reflect.TypeFor[ledger.Mode](), strs(ledger.ModeStream, ledger.ModeLedger)},
 		{"IndexStates", "IndexState", reflect.TypeFor[index.State](), strs(index.StateIndexing, index.StateReady, index.StateFailed)},
+		{"ChangeStatuses", "ChangeStatus", reflect.TypeFor[workspace.ChangeStatus](), strs(workspace.ChangeAccepted, workspace.ChangeRejected)},
+		{"ChangeFormats", "ChangeFormat", reflect.TypeFor[change.Format](), strs(change.FormatUnified, change.FormatSearchReplace, change.FormatWholeFile)},
+		{"ChangeActions", "ChangeAction", reflect.TypeFor[change.Action](), strs(change.ActionModify, change.ActionCreate, change.ActionDelete)},
+		{"ChangeCodes", "ChangeCode", reflect.TypeFor[change.Code](), strs(change.Codes()...)},
 		{"SkipReasons", "SkipReason", reflect.TypeFor[index.SkipReason](), strs(index.SkipDenyRule, index.SkipGitignore, index.SkipBinary, index.SkipEncoding,
 			index.SkipTooLarge, index.SkipOutsideSandbox, index.SkipUnreadable, index.SkipDuplicate)},
 	}

@@ -9,17 +9,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/workspace/change"
 )
 
 // TestExplanationsCoverRefusalCodes: every code the contract lists has an
 // explanation, in the same order, so that each editor can show one for any
-// refusal it receives.
+// refusal it receives, and every rejection code of a checked change after
+// them.
 func TestExplanationsCoverRefusalCodes(t *testing.T) {
 	var got []string
 	for _, e := range contextbuilder.Explanations() {
 		got = append(got, string(e.Code))
 	}
-	if diff := cmp.Diff(refusalCodes(), got); diff != "" {
+	want := append(refusalCodes(), strs(change.Codes()...)...)
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("explained codes differ from the refusal codes (-want +got):\n%s", diff)
 	}
 }

@@ -61,8 +61,13 @@ func TestCommandsRoundTrip(t *testing.T) {
 		"ctxd.budget":          {`{"purpose": "plan", "plan_step": {"id": "S1", "target_files": ["main.go"]}}`},
 		"ctxd.renderPrompt":    {`{"purpose": "diff", "active_file": "FILE", "template_id": "default-diff"}`},
 		"ctxd.recordExecution": {`{"thread_id": "T1", "turn_id": "t1", "output": "--- a/main.go\n+++ b/main.go\n", "workspace_folder": "URI"}`},
-		"ctxd.verify":          {"", `{"mode": "stream"}`},
-		"ctxd.indexStatus":     {"", `{"skipped": true}`},
+		"ctxd.checkChange": {
+			`{"answer": "--- a/main.go\n+++ b/main.go\n@@ -3 +3 @@\n-// Greet says hello.\n+// Greet says hello to the world.\n", "thread_id": "T1", "turn_id": "t1", "workspace_folder": "URI"}`,
+			`{"answer": "nothing to change"}`,
+			`{"answer": "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-TOKEN=not-a-real-secret\n+TOKEN=x\n"}`,
+		},
+		"ctxd.verify":      {"", `{"mode": "stream"}`},
+		"ctxd.indexStatus": {"", `{"skipped": true}`},
 	}
 	for _, c := range workspace.Commands {
 		args, ok := samples[c.Name]

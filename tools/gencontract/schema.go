@@ -31,6 +31,8 @@ const draft = "https://json-schema.org/draft/2020-12/schema"
 var generatedSchemas = []string{
 	"render_prompt_request.schema.json",
 	"record_execution_args.schema.json",
+	"check_change_args.schema.json",
+	"check_change_result.schema.json",
 	"verify_args.schema.json",
 	"index_status_args.schema.json",
 	"index_status_result.schema.json",

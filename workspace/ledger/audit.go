@@ -1,9 +1,13 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 )
 
@@ -12,7 +16,43 @@ const (
 	AuditPolicyLoaded    = "context_policy_loaded"
 	AuditContextSelected = "context_selected"
 	AuditPromptBuilt     = "prompt_built"
+	// AuditChangeChecked records the verdict on a model's answer
+	// (ctxd.checkChange): status, format, code, counts and digests,
+	// never the answer.
+	AuditChangeChecked = "change_checked"
 )
+
+// FindBundleArtifact returns the context artifact's sha256 that the audit
+// trail at path records for the bundle id (the latest context_selected
+// event naming it), or "" when none does or the trail does not exist.
+// Lines that are not audit events are skipped: verify reports them.
+func FindBundleArtifact(path, bundleID string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the audit trail: %w", err)
+	}
+	found := ""
+	for line := range bytes.Lines(data) {
+		if !bytes.Contains(line, []byte(bundleID)) {
+			continue
+		}
+		var l struct {
+			Event string `json:"event"`
+			Data  struct {
+				BundleID string `json:"bundle_id"`
+				Artifact string `json:"context_artifact_sha256"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.Event != AuditContextSelected || l.Data.BundleID != bundleID || l.Data.Artifact == "" {
+			continue
+		}
+		found = l.Data.Artifact
+	}
+	return found, nil
+}
 
 // MaxAuditEventBytes bounds an audit event name.
 const MaxAuditEventBytes = 128

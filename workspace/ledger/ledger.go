@@ -155,6 +155,73 @@ type ExecutionPayload struct {
 	// OutputDigest is "sha256:"+hex(sha256(output bytes)). Transact
 	// computes it; a non-empty value must equal it.
 	OutputDigest string `json:"output_digest"`
+	// Check is the verdict of ctxd's change check on the output
+	// (ctxd.checkChange); nil for an output recorded as is. Like the
+	// output it is observational: no policy or context_digest reads it.
+	Check *ChangeCheck `json:"check,omitempty"`
+}
+
+// Verdicts of a [ChangeCheck].
+const (
+	CheckAccepted = "accepted"
+	CheckRejected = "rejected"
+)
+
+// ChangeCheck is what checking a model's answer as a change concluded:
+// accepted (the files it changes, with their fingerprints before and
+// after) or rejected (the rejection's code).
+type ChangeCheck struct {
+	Status string `json:"status"`
+	// Format is the answer's format ("unified", "search_replace",
+	// "whole_file"); "" when no change was found.
+	Format string `json:"format,omitempty"`
+	// Code is the rejection's code; "" when accepted.
+	Code string `json:"code,omitempty"`
+	// BundleID is the bundle the answer was checked against; "" when it
+	// was checked against the files as they were.
+	BundleID string        `json:"bundle_id,omitempty"`
+	Files    []ChangedFile `json:"files"`
+}
+
+// ChangedFile is one file of a checked change. The digests are
+// "sha256:<hex>"; SHA256Before is "" for a file the change creates (or a
+// file a rejected change named but that could not be read), SHA256After
+// "" for a deletion and for every file of a rejected change.
+type ChangedFile struct {
+	Path         string `json:"path"`
+	Action       string `json:"action"`
+	SHA256Before string `json:"sha256_before,omitempty"`
+	SHA256After  string `json:"sha256_after,omitempty"`
+}
+
+// Problem says what is inconsistent in a recorded check, or "".
+func (c *ChangeCheck) Problem() string {
+	switch c.Status {
+	case CheckAccepted:
+		if c.Code != "" {
+			return "an accepted check carries the rejection code " + c.Code
+		}
+		if len(c.Files) == 0 {
+			return "an accepted check changes no file"
+		}
+		for _, f := range c.Files {
+			if f.Action != "delete" && f.SHA256After == "" {
+				return "accepted file " + f.Path + " has no sha256_after"
+			}
+		}
+	case CheckRejected:
+		if c.Code == "" {
+			return "a rejected check has no code"
+		}
+		for _, f := range c.Files {
+			if f.SHA256After != "" {
+				return "rejected file " + f.Path + " has a sha256_after"
+			}
+		}
+	default:
+		return fmt.Sprintf("status is %q, want %q or %q", c.Status, CheckAccepted, CheckRejected)
+	}
+	return ""
 }
 
 // ResolvedRef is one declared ref after resolution: the event it names,

@@ -274,6 +274,11 @@ func checkEvent(src source, pos int, ev Event, opts *VerifyOptions) (field, msg 
 		if want := sha256Digest([]byte(p.Output)); p.OutputDigest != want {
 			return "payload.output_digest", fmt.Sprintf("is %s, but the output hashes to %s", p.OutputDigest, want), nil
 		}
+		if p.Check != nil {
+			if msg := p.Check.Problem(); msg != "" {
+				return "payload.check", msg, nil
+			}
+		}
 	case KindDecision:
 		return checkDecision(src, pos, ev, opts)
 	}

@@ -8,12 +8,13 @@ export const Commands = {
   budget: "ctxd.budget",
   renderPrompt: "ctxd.renderPrompt",
   recordExecution: "ctxd.recordExecution",
+  checkChange: "ctxd.checkChange",
   verify: "ctxd.verify",
   indexStatus: "ctxd.indexStatus",
 } as const;
 
 /** Every command name, in the order the server advertises them. */
-export const CommandNames = ["ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt", "ctxd.recordExecution", "ctxd.verify", "ctxd.indexStatus"] as const;
+export const CommandNames = ["ctxd.buildContext", "ctxd.manifest", "ctxd.budget", "ctxd.renderPrompt", "ctxd.recordExecution", "ctxd.checkChange", "ctxd.verify", "ctxd.indexStatus"] as const;
 
 /**
  * Each command as the server declares it (workspace.Commands): its title, the
@@ -67,6 +68,15 @@ export const CommandSpecs = [
     resultSchema: "record_execution_result.schema.json",
   },
   {
+    name: "ctxd.checkChange",
+    title: "Check change: a model's raw answer (unified diff, SEARCH/REPLACE blocks or whole files), optionally with the bundle_id it answered, checked against the files it touches (sandbox, never-send paths, the bundle's files and hashes, context match, syntax, secrets); accepted gives per file the sha256 before and after and a WorkspaceEdit to apply, rejected a typed failure with an error_context for the retry",
+    arg: "CheckChangeArgs",
+    result: "CheckChangeResult",
+    argOptional: false,
+    argSchema: "check_change_args.schema.json",
+    resultSchema: "check_change_result.schema.json",
+  },
+  {
     name: "ctxd.verify",
     title: "Verify: replay the workspace's ledger (stream or SQLite ledger mode), audit trail and artifacts, recomputing every digest; per-event ok or mismatch with the first differing field",
     arg: "VerifyArgs",
@@ -93,6 +103,7 @@ export interface CommandTypes {
   "ctxd.budget": { arg: BuildRequest; result: BudgetResult };
   "ctxd.renderPrompt": { arg: PromptRequest; result: PromptResult };
   "ctxd.recordExecution": { arg: RecordExecutionArgs; result: Recorded };
+  "ctxd.checkChange": { arg: CheckChangeArgs; result: CheckChangeResult };
   "ctxd.verify": { arg?: VerifyArgs; result: Report };
   "ctxd.indexStatus": { arg?: IndexStatusArgs; result: IndexStatusResult };
 }
@@ -117,6 +128,18 @@ export type VerifyMode = (typeof VerifyModes)[number];
 
 export const IndexStates = ["indexing", "ready", "failed"] as const;
 export type IndexState = (typeof IndexStates)[number];
+
+export const ChangeStatuses = ["accepted", "rejected"] as const;
+export type ChangeStatus = (typeof ChangeStatuses)[number];
+
+export const ChangeFormats = ["unified", "search_replace", "whole_file"] as const;
+export type ChangeFormat = (typeof ChangeFormats)[number];
+
+export const ChangeActions = ["modify", "create", "delete"] as const;
+export type ChangeAction = (typeof ChangeActions)[number];
+
+export const ChangeCodes = ["CHANGE_MALFORMED", "CHANGE_OUTSIDE_SANDBOX", "CHANGE_NEVER_SEND_PATH", "CHANGE_NOT_IN_BUNDLE", "CHANGE_STALE", "CHANGE_CONTEXT_MISMATCH", "CHANGE_AMBIGUOUS_MATCH", "CHANGE_SYNTAX_ERROR", "CHANGE_SECRET"] as const;
+export type ChangeCode = (typeof ChangeCodes)[number];
 
 export const SkipReasons = ["deny_rule", "gitignore", "binary", "encoding", "too_large", "outside_sandbox", "unreadable", "duplicate"] as const;
 export type SkipReason = (typeof SkipReasons)[number];
@@ -166,6 +189,7 @@ export interface PlanStep {
   text?: string;
   target_files?: string[];
   target_symbols?: string[];
+  new_files?: string[];
 }
 
 export interface UserTarget {
@@ -376,6 +400,66 @@ export interface Recorded {
   event_index: number;
   event_digest: string;
   output_digest: string;
+}
+
+export interface CheckChangeArgs {
+  answer: string;
+  bundle_id?: string;
+  thread_id?: string;
+  turn_id?: string;
+  workspace_folder?: string;
+}
+
+export interface CheckChangeResult {
+  status: ChangeStatus;
+  format?: ChangeFormat;
+  bundle_id?: string;
+  files: CheckedFile[];
+  failure?: Rejection;
+  edit?: WorkspaceEdit;
+  written?: boolean;
+  recorded?: Recorded;
+}
+
+export interface CheckedFile {
+  path: string;
+  action: ChangeAction;
+  sha256_before: string | null;
+  sha256_after: string | null;
+}
+
+export interface Rejection {
+  code: ChangeCode;
+  message: string;
+  advice: string;
+  error_context: LastError;
+}
+
+export interface WorkspaceEdit {
+  documentChanges: DocumentChange[];
+}
+
+export interface DocumentChange {
+  kind?: string;
+  uri?: string;
+  textDocument?: VersionedURI;
+  edits?: TextEdit[];
+  options?: FileEditOptions;
+}
+
+export interface VersionedURI {
+  uri: string;
+  version: number | null;
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface FileEditOptions {
+  overwrite?: boolean;
+  ignoreIfExists?: boolean;
 }
 
 export interface VerifyArgs {

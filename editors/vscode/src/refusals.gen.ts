@@ -150,6 +150,69 @@ export const RefusalExplanations: Readonly<Record<string, RefusalExplanation>> =
       "What to do: declare the refs the turn builds on (--ref on the command line, declared_refs in a request), or ask the workspace owner to allow empty refs.",
     ],
   },
+  "CHANGE_MALFORMED": {
+    summary: "the model's answer holds no change ctxd can read",
+    paragraphs: [
+      "ctxd found no change in the answer, or one it cannot read safely: no unified diff, no SEARCH/REPLACE block after a path line, no whole file in a fenced block after its path; formats mixed in one answer; a rename; one file written twice under different paths. Prose around a change is ignored, so a model that only explained what to do gives this.",
+      "What to do: ask again; the rejection's error_context tells the model which formats ctxd reads. Over LSP, MCP and the CLI, pass it as last_error of the next build; the editors' change commands retry by themselves.",
+    ],
+  },
+  "CHANGE_OUTSIDE_SANDBOX": {
+    summary: "the answer changes a file outside the workspace folder",
+    paragraphs: [
+      "A path of the answer leaves the workspace root: an absolute path elsewhere, a .. segment, or a symbolic link that leads out. ctxd never reads or writes outside the workspace, whatever a model asks for.",
+      "What to do: nothing to change on your side; ask again. The error_context tells the model to name files relative to the workspace root.",
+    ],
+  },
+  "CHANGE_NEVER_SEND_PATH": {
+    summary: "the answer changes a never-send file (.env, a key, build output)",
+    paragraphs: [
+      "The answer changes a file that a never-send rule covers: the contract's own (.git/, .ctxd/, bin/, obj/, node_modules/, *.pem, *.key, *.pfx, *.env, .env, .env.*) or the workspace's deny_rules. The model cannot have seen such a file through ctxd, and ctxd does not vouch for a change to key material or environment files.",
+      "What to do: make that part of the change yourself, or ask the model again without it.",
+    ],
+  },
+  "CHANGE_NOT_IN_BUNDLE": {
+    summary: "the answer changes a file the bundle did not carry",
+    paragraphs: [
+      "The answer was checked against a bundle (bundle_id, --bundle), and it changes a file that bundle did not include, so the model wrote it without seeing it. A new file passes only where the bundle's plan step names it as a target.",
+      "What to do: build a bundle that targets the file too (plan_step.target_files, --target), then ask again; or check the answer without a bundle id to check it against the files as they are.",
+    ],
+  },
+  "CHANGE_STALE": {
+    summary: "a file changed after the bundle was built (or while the change was written)",
+    paragraphs: [
+      "The sha256 of a file the answer changes differs from the one the bundle's manifest recorded: someone edited it after the context was built, so the answer was made from other bytes. It is also the verdict when a file changes between the check and --write, or when writing fails; nothing is written then.",
+      "What to do: build the context again and ask again. The editors do this in their retry loop.",
+    ],
+  },
+  "CHANGE_CONTEXT_MISMATCH": {
+    summary: "the lines the change replaces are not in the file",
+    paragraphs: [
+      "A hunk's context and removed lines, or a SEARCH block, do not occur in the file, even ignoring trailing whitespace and with Unicode punctuation normalised (curly quotes, dashes, non-breaking spaces). ctxd never drops context lines to make a hunk fit. Also: a change to a file that does not exist, or that creates one that does. The rejection quotes the closest lines the file has, with their numbers, secrets redacted.",
+      "What to do: ask again with the rejection's error_context as last_error: the model sees the real lines and can correct its change.",
+    ],
+  },
+  "CHANGE_AMBIGUOUS_MATCH": {
+    summary: "the lines the change replaces occur more than once",
+    paragraphs: [
+      "A SEARCH block, or a hunk whose line numbers do not pick one place, matches the file at several places, and ctxd does not guess which one is meant. An empty SEARCH block on an existing file matches everywhere.",
+      "What to do: ask again; the error_context names the candidate lines and asks for more surrounding lines in the change.",
+    ],
+  },
+  "CHANGE_SYNTAX_ERROR": {
+    summary: "the changed file does not parse where the change touched it",
+    paragraphs: [
+      "After the change, tree-sitter finds a syntax error (an ERROR or MISSING node) that the file did not have before: in a file that parsed cleanly, anywhere; in a file that already had errors, inside the changed lines. The rejection names the line and column.",
+      "What to do: ask again; the error_context gives the model the position and the line.",
+    ],
+  },
+  "CHANGE_SECRET": {
+    summary: "the change adds a credential",
+    paragraphs: [
+      "ctxd's secret scanner (the same rules as for bundles, with your --secret-rules) finds a credential in the lines the change adds, or the change would write a [REDACTED:rule] marker over a secret the model never saw. The rejection names the file, line and rule, never the value.",
+      "What to do: keep credentials out of source (an environment variable, a secret manager); ask again, telling the model to read the value from configuration. A marker in a changed line means the model rewrote a line holding a secret: ask it to leave that line as it is.",
+    ],
+  },
 };
 
 /** The explanation of code as text (the summary, then the paragraphs, separated by blank lines); undefined for an unknown code. */

@@ -26,7 +26,7 @@ const example = path.resolve(here, "../../../testdata/example");
 // or log may ever show it.
 const envSecret = "not-a-real-password";
 
-const tools = ["budget", "build_context", "index_status", "manifest", "record_execution", "render_prompt", "verify"];
+const tools = ["budget", "build_context", "check_change", "index_status", "manifest", "record_execution", "render_prompt", "verify"];
 
 /** A diff request for the store, named by path as an agent does. */
 function storeRequest(files = ["internal/store/store.go", ".env"], symbols = ["List"]) {
@@ -86,7 +86,7 @@ describe("ctxd mcp", () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  test("lists the seven tools with their schemas", async () => {
+  test("lists the eight tools with their schemas", async () => {
     const { tools: listed } = await client.listTools();
     assert.deepEqual(listed.map((t) => t.name).sort(), tools);
     for (const tool of listed) {
@@ -172,6 +172,35 @@ describe("ctxd mcp", () => {
       assert.ok(message.includes(field), `${message} names ${field}`);
       assert.equal(JSON.parse(json).error.kind, "invalid_arguments");
     }
+  });
+
+  test("checks a model's change against the bundle it answered", async () => {
+    const built = await call("build_context", storeRequest());
+    const bundleID = built.structuredContent.bundle.bundle_id;
+    const answer = [
+      "Sorting by name:",
+      "",
+      "```diff",
+      "--- a/internal/store/store.go",
+      "+++ b/internal/store/store.go",
+      "@@ @@",
+      "-\tsort.Slice(out, func(i, j int) bool { return out[i].SKU < out[j].SKU })",
+      "+\tsort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })",
+      "```",
+      "",
+    ].join("\n");
+    const ok = await call("check_change", { answer, bundle_id: bundleID });
+    assert.ok(!ok.isError, texts(ok).join("\n"));
+    assert.equal(ok.structuredContent.status, "accepted");
+    assert.equal(ok.structuredContent.format, "unified");
+    assert.equal(ok.structuredContent.files[0].path, "internal/store/store.go");
+    assert.match(ok.structuredContent.files[0].sha256_after, /^sha256:[0-9a-f]{64}$/);
+
+    const env = await call("check_change", { answer: "--- a/.env\n+++ b/.env\n@@ @@\n-x\n+y\n" });
+    assert.ok(!env.isError, "a rejection is a result, not a tool error");
+    assert.equal(env.structuredContent.status, "rejected");
+    assert.equal(env.structuredContent.failure.code, "CHANGE_NEVER_SEND_PATH");
+    assert.ok(env.structuredContent.failure.error_context.message.length > 0);
   });
 
   test("reports the index and verifies the records", async () => {
