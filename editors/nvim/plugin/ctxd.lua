@@ -50,6 +50,21 @@ command("CtxdStatus", "status", {
   desc = "ctxd: index and server status (! lists skipped files)",
 })
 
+command("CtxdChange", "change", {
+  nargs = "*",
+  range = true,
+  bang = true,
+  desc = "ctxd: ask the model for a change of the buffer (or range), check it with ctxd, preview and apply it",
+})
+command("CtxdChangeCancel", "change_cancel", {
+  nargs = 0,
+  desc = "ctxd: stop the running :CtxdChange (or reject its preview)",
+})
+command("CtxdChangeLog", "change_log", {
+  nargs = 0,
+  desc = "ctxd: show every attempt of the last :CtxdChange",
+})
+
 local group = vim.api.nvim_create_augroup("ctxd", { clear = true })
 
 vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile", "FileType" }, {

@@ -4,11 +4,13 @@
 # (tmux capture-pane -p), to a Markdown file:
 #   1. :CtxdBuild and its results buffer;
 #   2. the statusline component after the budget arrived, in visual mode;
-#   3. a refusal (:CtxdBuild on .env), and the window that shows it whole.
+#   3. a refusal (:CtxdBuild on .env), and the window that shows it whole;
+#   4. :CtxdChange against tools/fakemodel (node, on 127.0.0.1): a rejected
+#      first answer, the diff preview of the second, and ga applying it.
 #
 #   tests/capture.sh [OUT]   (default OUT: editors/nvim/CAPTURES.md)
 #
-# CTXD_BIN and NVIM as for tests/run.sh. Needs tmux.
+# CTXD_BIN and NVIM as for tests/run.sh. Needs tmux; section 4 needs node.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,8 +27,10 @@ nvim="$(command -v "$nvim")"
 
 scratch="$(mktemp -d)"
 session="ctxd-capture-$$"
+fake_pid=""
 cleanup() {
   tmux kill-session -t "$session" 2>/dev/null || true
+  if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; fi
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -34,6 +38,26 @@ trap cleanup EXIT
 mkdir -p "$scratch/bin" "$scratch/xdg/config" "$scratch/xdg/data" "$scratch/xdg/state" "$scratch/xdg/cache"
 ln -s "$bin" "$scratch/bin/ctxd"
 cp -R "$example" "$scratch/example"
+
+# The fake model server of section 4: its first answer's context does not
+# match store.go (Store misspelt), its second is a one-line diff.
+fakemodel="$plugin/../../tools/fakemodel/fakemodel.mjs"
+fake_url=""
+if command -v node >/dev/null && [ -f "$fakemodel" ]; then
+  cat >"$scratch/fakemodel.json" <<'JSON'
+{"chunk": 6, "answers": [
+"```diff\n--- a/internal/store/store.go\n+++ b/internal/store/store.go\n@@ -49,3 +49,3 @@\n-// List returns all items sorted by SKU.\n+// List returns every item, sorted by SKU.\n func (s *Shop) List() []Item {\n \ts.mu.Lock()\n```\n",
+"The comment now says every item:\n\n```diff\n--- a/internal/store/store.go\n+++ b/internal/store/store.go\n@@ -49,3 +49,3 @@\n-// List returns all items sorted by SKU.\n+// List returns every item, sorted by SKU.\n func (s *Store) List() []Item {\n \ts.mu.Lock()\n```\n"
+]}
+JSON
+  node "$fakemodel" "$scratch/fakemodel.json" 0 >"$scratch/fakemodel.out" 2>&1 &
+  fake_pid=$!
+  for _ in $(seq 1 50); do
+    fake_url="$(sed -n 's/^listening //p' "$scratch/fakemodel.out")"
+    [ -n "$fake_url" ] && break
+    sleep 0.1
+  done
+fi
 
 cat >"$scratch/init.lua" <<EOF
 vim.opt.runtimepath:append("$plugin")
@@ -43,7 +67,8 @@ vim.cmd("syntax on")
 vim.o.laststatus = 2
 vim.o.shortmess = vim.o.shortmess .. "I"
 vim.o.statusline = "%f %m%=%{v:lua.require'ctxd'.statusline()}  %l:%c "
-vim.g.ctxd = { debounce_ms = 50, show_content = false }
+vim.g.ctxd = { debounce_ms = 50, show_content = false,
+  change = { base_url = "$fake_url/v1", model = "fake-model" } }
 EOF
 
 tmux new-session -d -s "$session" -x 100 -y 48 \
@@ -99,10 +124,39 @@ keys ":CtxdBuild" Enter
 wait_for "every target is excluded"
 sleep 0.5
 refusal="$(capture)"
-keys Enter
+# As many hit-enter prompts as the refusal's text needs.
+for _ in $(seq 1 10); do
+  pane="$(tmux capture-pane -p -t "$session")"
+  if grep -qF "Advice: " <<<"$pane"; then
+    break
+  fi
+  if grep -qF "Press ENTER" <<<"$pane"; then
+    keys Enter
+  fi
+  sleep 0.3
+done
 wait_for "Advice: "
 sleep 0.3
 refusal_window="$(capture)"
+
+change_preview=""
+if [ -n "$fake_url" ]; then
+  keys Escape
+  keys ":edit internal/store/store.go" Enter
+  wait_for "ctxd [0-9]+/[0-9]+" -E
+  keys ":CtxdChange Say that List returns every item" Enter
+  wait_for "ga accept"
+  sleep 0.3
+  change_preview="$(capture)"
+  keys ":messages" Enter
+  sleep 0.5
+  change_messages="$(tmux capture-pane -p -t "$session" | grep -E '^ctxd change: attempt' || true)"
+  keys Enter
+  keys "ga"
+  wait_for "change applied"
+  sleep 0.3
+  change_applied="$(capture)"
+fi
 keys ":qa!" Enter
 
 {
@@ -155,11 +209,35 @@ keys ":qa!" Enter
   echo "$refusal"
   echo '```'
   echo
-  echo "The text does not fit in the message area, so after the prompt a floating window shows the"
+  echo "The text does not fit in the message area, so after its hit-enter prompts a floating window shows the"
   echo "message and the advice together (it closes when the cursor moves, or with q inside it):"
   echo
   echo '```text'
   echo "$refusal_window"
   echo '```'
+  if [ -n "$change_preview" ]; then
+    echo
+    echo "## 4. \`:CtxdChange Say that List returns every item\`"
+    echo
+    echo "With \`vim.g.ctxd.change\` pointing at \`tools/fakemodel/fakemodel.mjs\` on 127.0.0.1: its"
+    echo "first answer's context does not match store.go, so ctxd rejects it and the plugin sends the"
+    echo "rejection back; the second is accepted. The line \`:messages\` kept of the first attempt:"
+    echo
+    echo '```text'
+    echo "$change_messages"
+    echo '```'
+    echo
+    echo "The diff preview in a new tab (left: the file as ctxd checked it; right: after the change):"
+    echo
+    echo '```text'
+    echo "$change_preview"
+    echo '```'
+    echo
+    echo "\`ga\` applies it to the buffer (not written; \`u\` undoes it):"
+    echo
+    echo '```text'
+    echo "$change_applied"
+    echo '```'
+  fi
 } >"$out"
 echo "wrote $out"

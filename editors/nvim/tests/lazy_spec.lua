@@ -95,7 +95,8 @@ end)
 test("the spec loads the plugin: commands, config, the editors/nvim runtime path", function()
   load(spec)
   check(vim.g.loaded_ctxd == 1, "plugin/ctxd.lua was not sourced")
-  for _, name in ipairs({ "CtxdBuild", "CtxdManifest", "CtxdBudget", "CtxdPrompt", "CtxdStatus" }) do
+  for _, name in ipairs({ "CtxdBuild", "CtxdManifest", "CtxdBudget", "CtxdPrompt", "CtxdStatus", "CtxdChange", "CtxdChangeCancel",
+    "CtxdChangeLog" }) do
     check(vim.fn.exists(":" .. name) == 2, ":" .. name .. " is not defined")
   end
   local found = vim.api.nvim_get_runtime_file("lua/ctxd/init.lua", false)[1]

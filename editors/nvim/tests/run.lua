@@ -499,6 +499,175 @@ local function main()
     eq(false, root.eligible(scratch, nil), "a scratch buffer is not served")
   end)
 
+  -- :CtxdChange, pure parts ------------------------------------------------------
+
+  test("change: the change option is validated; a bad one stops :CtxdChange", function()
+    local cfg, problems = config.resolve(nil, nil)
+    eq({}, problems, "problems of the defaults")
+    eq("openai", cfg.change.provider, "default provider")
+    eq(2, cfg.change.max_retries, "default max_retries")
+    eq(4096, cfg.change.max_tokens, "default max_tokens")
+    eq("curl", cfg.change.curl, "default curl")
+    eq({ accept = "ga", reject = "gr", next_file = "]f", prev_file = "[f" }, cfg.change.keys, "default keys")
+    eq(nil, cfg.change.base_url, "base_url follows the provider")
+    cfg, problems = config.resolve({ change = { provider = "anthropic", keys = { accept = "<leader>a" } } },
+      { change = { api_key_cmd = { "pass", "show", "anthropic" }, max_retries = 0 } })
+    eq({}, problems, "problems")
+    eq("anthropic", cfg.change.provider, "provider from vim.g.ctxd")
+    eq(0, cfg.change.max_retries, "max_retries from setup()")
+    eq("<leader>a", cfg.change.keys.accept, "keys merge key by key")
+    eq("gr", cfg.change.keys.reject, "other keys keep their default")
+    eq({ "pass", "show", "anthropic" }, cfg.change.api_key_cmd, "api_key_cmd")
+    local bad = {
+      { provider = "gemini" }, { base_url = "api.openai.com" }, { api_key_env = "NOT A NAME" },
+      { api_key_cmd = "pass show openai" }, { max_retries = -1 }, { max_tokens = 0 }, { timeout_ms = 0 },
+      { keys = { apply = "ga" } }, { colour = 1 },
+    }
+    for _, b in ipairs(bad) do
+      cfg, problems = config.resolve({ change = b }, nil)
+      eq(1, #problems, "one problem for " .. vim.inspect(b))
+      ok(problems[1]:find('option "change" must be', 1, true), problems[1])
+      eq("openai", cfg.change.provider, "the default is kept for " .. vim.inspect(b))
+    end
+    -- :CtxdChange refuses to run on a change option it dropped, rather than
+    -- send the prompt to the default provider.
+    restoring(function()
+      ctxd.setup({ change = { base_url = "http://127.0.0.1:1/v1", max_retries = "2" } })
+      ok(config.invalid("change"), "config.invalid reports the change option")
+      local got
+      ctxd.change({ intent = "x", bufnr = vim.api.nvim_get_current_buf() }, function(e)
+        got = e
+      end)
+      eq("CTXD_INVALID_OPTIONS", got and got.code, "the error (" .. vim.inspect(got) .. ")")
+      ok(got.message:find("sends nothing", 1, true), got.message)
+      eq(nil, ctxd.change_state(), "nothing runs")
+    end, function()
+      ctxd.setup({})
+    end)
+    eq(nil, config.invalid("change"), "valid again")
+  end)
+
+  test("change: text edits are applied in the server's position encoding", function()
+    local textedit = require("ctxd.textedit")
+    -- byte_col is the inverse of request.units at character boundaries.
+    for _, line in ipairs({ "abc", "é1€x", "a😀b😀", "\255x" }) do
+      for _, enc in ipairs({ "utf-8", "utf-16", "utf-32" }) do
+        local i = 0
+        while i <= #line do
+          eq(i, textedit.byte_col(line, request.units(line, i, enc), enc), string.format("%q col %d %s", line, i, enc))
+          local n = request.seq_len(line, i + 1)
+          i = i + math.max(n, 1)
+        end
+      end
+    end
+    eq(1, textedit.byte_col("a😀b", 2, "utf-16"), "inside a surrogate pair: the start of the character")
+    eq(1, textedit.byte_col("a😀b", 3, "utf-8"), "inside a UTF-8 sequence: the start of the character")
+    eq(6, textedit.byte_col("a😀b", 99, "utf-16"), "past the end: the end of the line")
+    local function r(l1, c1, l2, c2)
+      return { start = { line = l1, character = c1 }, ["end"] = { line = l2, character = c2 } }
+    end
+    eq("a😀c\nline2\n", textedit.apply("a😀b\nline2\n", { { range = r(0, 3, 0, 4), newText = "c" } }, "utf-16"), "utf-16")
+    eq("a😀c\nline2\n", textedit.apply("a😀b\nline2\n", { { range = r(0, 2, 0, 3), newText = "c" } }, "utf-32"), "utf-32")
+    eq("a😀c\nline2\n", textedit.apply("a😀b\nline2\n", { { range = r(0, 5, 0, 6), newText = "c" } }, "utf-8"), "utf-8")
+    eq("x\r\nz\r\n", textedit.apply("x\r\ny\r\n", { { range = r(1, 0, 1, 1), newText = "z" } }, "utf-16"), "CRLF lines")
+    eq("x\rz\r", textedit.apply("x\ry\r", { { range = r(1, 0, 1, 1), newText = "z" } }, "utf-16"), "CR lines")
+    eq("ab!\nc\n?", textedit.apply("ab\nc\n", {
+      { range = r(0, 99, 0, 99), newText = "!" }, { range = r(9, 0, 9, 0), newText = "?" },
+    }, "utf-16"), "clamped: past the line, past the text")
+    eq("12ab\n", textedit.apply("ab\n", { { range = r(0, 0, 0, 0), newText = "1" }, { range = r(0, 0, 0, 0), newText = "2" } },
+      "utf-16"), "inserts at one place keep their order")
+    eq("a\nB\nc\nD\n", textedit.apply("a\nb\nc\nd\n", { { range = r(3, 0, 3, 1), newText = "D" }, { range = r(1, 0, 1, 1), newText = "B" } },
+      "utf-16"), "edits in any order")
+    local t, msg = textedit.apply("abc", { { range = r(0, 0, 0, 2), newText = "" }, { range = r(0, 1, 0, 3), newText = "" } }, "utf-16")
+    eq(nil, t, "overlapping edits")
+    ok(msg and msg:find("overlap", 1, true), tostring(msg))
+    eq({ { "a", "b" }, true }, { textedit.to_lines("a\nb\n") }, "to_lines with a final break")
+    eq({ { "a", "b" }, false }, { textedit.to_lines("a\r\nb") }, "to_lines without one")
+    eq({ {}, false }, { textedit.to_lines("") }, "to_lines of nothing")
+    eq("a\r\nb\r\n", textedit.join({ "a", "b" }, true, textedit.line_ending("dos")), "join, dos")
+    eq("a\nb", textedit.join({ "a", "b" }, false, textedit.line_ending("unix")), "join without eol")
+    eq("sha256:" .. string.rep("0", 0) .. vim.fn.sha256("abc"), textedit.sha256("abc"), "sha256")
+  end)
+
+  test("change: request bodies, curl's arguments (no key) and the streamed answers", function()
+    local model = require("ctxd.model")
+    local s = model.settings(config.defaults.change)
+    eq("https://api.openai.com/v1/chat/completions", s.url, "OpenAI's endpoint")
+    eq("OPENAI_API_KEY", s.api_key_env, "OpenAI's key variable")
+    eq(true, s.needs_key, "api.openai.com needs a key")
+    local a = model.settings(vim.tbl_extend("force", config.defaults.change, { provider = "anthropic" }))
+    eq("https://api.anthropic.com/v1/messages", a.url, "Anthropic's endpoint")
+    eq("ANTHROPIC_API_KEY", a.api_key_env, "Anthropic's key variable")
+    local l = model.settings(vim.tbl_extend("force", config.defaults.change, { base_url = "http://127.0.0.1:11434/v1/" }))
+    eq("http://127.0.0.1:11434/v1/chat/completions", l.url, "Ollama through openai, trailing slash dropped")
+    eq(false, l.needs_key, "a local server needs no key")
+    eq("m", model.with_model({ model = "m" }, "gpt-4o"), "the configured model wins")
+    eq("gpt-4o", model.with_model({}, "gpt-4o"), "else the bundle's")
+    local none, err = model.with_model({}, nil)
+    eq(nil, none, "no model")
+    eq("CTXD_INVALID_OPTIONS", err.code, "no model: error")
+    eq("https://***@example.com/v1", model.mask_url("https://user:pw@example.com/v1"), "userinfo masked")
+
+    local messages = { { role = "system", content = "S" }, { role = "user", content = "U" } }
+    s.model = "gpt-x"
+    eq({ model = "gpt-x", stream = true, max_tokens = 4096, messages = messages }, vim.json.decode(model.body(s, messages)),
+      "OpenAI body")
+    a.model = "claude-x"
+    eq({ model = "claude-x", stream = true, max_tokens = 4096, system = "S", messages = { { role = "user", content = "U" } } },
+      vim.json.decode(model.body(a, messages)), "Anthropic body: the system message in system")
+
+    local key = "sk-" .. vim.fn.sha256(tostring(uv.hrtime())):sub(1, 24)
+    for _, st in ipairs({ s, a }) do
+      local args = model.curl_args(st, "/tmp/body.json", true)
+      for _, x in ipairs(args) do
+        ok(not x:find(key, 1, true), "the key on the command line")
+      end
+      ok(config.contains(args, "--fail-with-body") and config.contains(args, "-N") and config.contains(args, "-sS"),
+        "curl flags: " .. table.concat(args, " "))
+      eq("-q", args[2], "curl reads no ~/.curlrc (-q must come first)")
+      eq({ "--config", "-" }, { args[#args - 2], args[#args - 1] }, "the key is read from stdin")
+      eq(st.url, args[#args], "the URL last")
+      eq(false, config.contains(model.curl_args(st, "/tmp/body.json", false), "--config"), "no stdin config without a key")
+    end
+    ok(config.contains(model.curl_args(a, "/b", false), "anthropic-version: 2023-06-01"), "anthropic-version header")
+    eq('header = "Authorization: Bearer ' .. key .. '"\n', model.key_config(s, key), "OpenAI's key header")
+    eq('header = "x-api-key: a\\"b\\\\c"\n', model.key_config(a, 'a"b\\c'), "Anthropic's key header, quoted")
+
+    local p = model.new_parser("openai")
+    for _, line in ipairs({
+      'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', "",
+      'data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\r', "",
+      ": keep-alive",
+      'data: {"choices":[{"index":0,"delta":{"content":"lo é"}}]}', "",
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}', "", "data: [DONE]", "",
+    }) do
+      p.feed(line)
+    end
+    eq("Hello é", p.finish(), "OpenAI stream")
+    eq(7, model.chars("Hello é"), "characters, not bytes")
+    p = model.new_parser("anthropic")
+    for _, line in ipairs({
+      "event: message_start", 'data: {"type":"message_start","message":{"content":[]}}', "",
+      "event: content_block_delta", 'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}', "",
+      "event: ping", 'data: {"type":"ping"}', "",
+      "event: content_block_delta", 'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"b"}}', "",
+      "event: message_stop", 'data: {"type":"message_stop"}', "",
+    }) do
+      p.feed(line)
+    end
+    eq("ab", p.finish(), "Anthropic stream")
+    p = model.new_parser("anthropic")
+    p.feed("event: error")
+    p.feed('data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')
+    eq({ nil, "Overloaded" }, { p.finish() }, "an error event")
+    p = model.new_parser("openai")
+    p.feed('{"choices":[{"message":{"role":"assistant","content":"whole"}}]}')
+    eq("whole", p.finish(), "an answer that was not streamed")
+    p = model.new_parser("anthropic")
+    p.feed('{"content":[{"type":"text","text":"x"},{"type":"text","text":"y"}]}')
+    eq("xy", p.finish(), "an Anthropic answer that was not streamed")
+  end)
+
   -- End to end ---------------------------------------------------------------
 
   test("attach: one client per workspace root, position encoding negotiated", function()
@@ -1167,16 +1336,602 @@ local function main()
     vim.cmd("bwipeout! " .. scratch)
   end)
 
+  -- :CtxdChange end to end ---------------------------------------------------
+  -- A scripted model server (tools/fakemodel, on 127.0.0.1 only) answers
+  -- the plugin's curl; the real ctxd renders the prompts and checks the
+  -- answers.
+
+  local fakemodel = plugin_dir .. "/../../tools/fakemodel/fakemodel.mjs"
+  local have_node = vim.fn.executable("node") == 1 and vim.fn.filereadable(fakemodel) == 1
+    and vim.fn.executable("curl") == 1
+  local echoes = {}
+  require("ctxd.change").echo = function(text)
+    table.insert(echoes, text)
+  end
+  local servers = 0
+
+  -- fake_model starts the fake model server with script and returns
+  -- { url, requests(), stop() }.
+  local function fake_model(script)
+    servers = servers + 1
+    local path = string.format("%s/fakemodel-%d.json", tmp, servers)
+    write(path, vim.json.encode(script))
+    local url
+    local job = vim.fn.jobstart({ "node", fakemodel, path, "0" }, {
+      on_stdout = function(_, data)
+        for _, l in ipairs(data or {}) do
+          url = url or l:match("^listening (http://127%.0%.0%.1:%d+)")
+        end
+      end,
+    })
+    ok(job > 0, "node started")
+    wait_for(10000, function()
+      return url ~= nil
+    end, "the fake model server's address")
+    return {
+      url = url,
+      requests = function()
+        local body = vim.fn.system({ "curl", "-sS", "--noproxy", "*", url .. "/__requests" })
+        eq(0, vim.v.shell_error, "GET /__requests: " .. body)
+        return vim.json.decode(body)
+      end,
+      stop = function()
+        vim.fn.jobstop(job)
+      end,
+    }
+  end
+
+  -- diff_of is a model's answer: prose and a unified diff of store.go
+  -- replacing line row of buf with the lines of new (context from the
+  -- buffer as it is, or as context() rewrites it).
+  local function hunk_of(path, lines, row, new, context)
+    local from, to = math.max(1, row - 2), math.min(#lines, row + 2)
+    local out = {
+      "--- a/" .. path, "+++ b/" .. path,
+      string.format("@@ -%d,%d +%d,%d @@", from, to - from + 1, from, to - from + #new),
+    }
+    for i = from, to do
+      if i == row then
+        table.insert(out, "-" .. lines[i])
+        for _, l in ipairs(new) do
+          table.insert(out, "+" .. l)
+        end
+      else
+        table.insert(out, " " .. (context and context(lines[i]) or lines[i]))
+      end
+    end
+    return table.concat(out, "\n")
+  end
+
+  local function diff_of(buf, row, new, context)
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    return "Here is the change.\n\n```diff\n" .. hunk_of("internal/store/store.go", lines, row, new, context) .. "\n```\n"
+  end
+
+  local function start_change(opts)
+    local st = { done = false }
+    ctxd.change(opts, function(e, r)
+      st.done, st.err, st.result = true, e, r
+    end)
+    return st
+  end
+
+  local function wait_preview(st)
+    wait_for(30000, function()
+      local s = ctxd.change_state()
+      return st.done or (s ~= nil and s.phase == "preview")
+    end, "the change preview")
+    ok(not st.done, "the change ended before its preview: " .. vim.inspect(st.err) .. "\n" .. vim.inspect(ctxd.change_log()))
+    return ctxd.change_state()
+  end
+
+  local function wait_done(st)
+    wait_for(30000, function()
+      return st.done
+    end, "the end of the change (state: " .. vim.inspect(ctxd.change_state()) .. ")")
+  end
+
+  -- change_test runs fn(server) with the change option pointing at a fake
+  -- model server answering script() (called when the test runs), merged
+  -- with cc; everything is undone after.
+  local function change_test(name, script, cc, fn)
+    test(name, function()
+      if not have_node then
+        out("# skipped: node, curl or tools/fakemodel is missing")
+        return
+      end
+      focus(store_buf)
+      local server = fake_model(script())
+      local servers_started = { server }
+      local function use(srv, extra)
+        table.insert(servers_started, srv)
+        local opts = vim.tbl_extend("force", { base_url = srv.url .. "/v1", model = "fake-model" }, cc or {}, extra or {})
+        if opts.provider == "anthropic" then
+          opts.base_url = srv.url
+        end
+        ctxd.setup({ change = opts })
+      end
+      restoring(function()
+        use(server)
+        notes = {}
+        echoes = {}
+        fn(server, use)
+      end, function()
+        if ctxd.change_state() then
+          ctxd.change_cancel()
+        end
+        commands.close_refusal()
+        vim.cmd("silent! tabonly!")
+        for _, srv in ipairs(servers_started) do
+          srv.stop()
+        end
+        ctxd.setup({})
+        focus(store_buf)
+      end)
+    end)
+  end
+
+  local function messages_text(req)
+    local parts = { type(req.body.system) == "string" and req.body.system or "" }
+    for _, m in ipairs(req.body.messages or {}) do
+      table.insert(parts, m.content)
+    end
+    return table.concat(parts, "\n")
+  end
+
+  local new_comment = "// List returns every item, sorted by SKU."
+  local list_row = 49
+
+  -- The first answer's context does not match store.go; the second does.
+  local function two_answers()
+    return {
+      diff_of(store_buf, list_row, { new_comment }, function(l)
+        return (l:gsub("Store", "Shop"))
+      end),
+      diff_of(store_buf, list_row, { new_comment }),
+    }
+  end
+
+  change_test("CtxdChange: a rejected answer is retried with its error_context; the accepted one is previewed, ga applies it, u undoes it",
+    function()
+      return { answers = two_answers(), chunk = 7 }
+    end, nil, function(server)
+      local before = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+      local st = start_change({ intent = "Say that List returns every item", ui = true, bufnr = store_buf })
+      local state = wait_preview(st)
+      eq(2, state.attempt, "accepted at the second attempt")
+      eq({ "internal/store/store.go" }, state.files, "files of the preview")
+      local log = ctxd.change_log()
+      eq("CHANGE_CONTEXT_MISMATCH", log.attempts[1].failure and log.attempts[1].failure.code, "the first verdict")
+      eq("accepted", log.attempts[2].status, "the second verdict")
+      ok(log.thread_id:match("^change%-%d+T%d+Z%-%x+$"), "thread id " .. log.thread_id)
+      eq({ "attempt-1", "attempt-2" }, { log.attempts[1].turn_id, log.attempts[2].turn_id }, "turns")
+      eq("attempt-1", log.attempts[2].parent_turn_id, "the retry's parent turn")
+      local ec = log.attempts[1].failure.error_context
+      eq(ec, log.attempts[2].last_error, "the retry's last_error is the rejection's error_context")
+      local reqs = server.requests()
+      eq(2, #reqs, "two requests to the model")
+      eq("/v1/chat/completions", reqs[1].path, "OpenAI's path")
+      eq(true, reqs[1].body.stream, "streaming")
+      eq("fake-model", reqs[1].body.model, "model")
+      eq(nil, reqs[1].headers.authorization, "no key for a local server")
+      ok(not messages_text(reqs[1]):find(ec.message, 1, true), "the first prompt has no error context")
+      ok(messages_text(reqs[2]):find(ec.message, 1, true), "the second prompt carries the error_context: " .. ec.message)
+      -- One short line per rejected attempt, and progress with characters.
+      local warns = notes_at(vim.log.levels.WARN)
+      eq(1, #warns, "one line for the rejection: " .. vim.inspect(notes))
+      ok(warns[1]:find("^ctxd change: attempt 1/3 rejected: CHANGE_CONTEXT_MISMATCH"), warns[1])
+      local counted = false
+      for _, e in ipairs(echoes) do
+        counted = counted or e:match("^ctxd change: attempt 2/3 %(after CHANGE_CONTEXT_MISMATCH%): [%d,]+ characters from fake%-model") ~= nil
+      end
+      ok(counted, "progress with characters received: " .. vim.inspect(echoes))
+
+      -- The preview: a tab with the text before and after, both in diff mode.
+      eq(2, #vim.api.nvim_list_tabpages(), "a new tab")
+      local want = vim.deepcopy(before)
+      want[list_row] = new_comment
+      local left, right = state.wins[1], state.wins[2]
+      eq(before, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(left), 0, -1, false), "before")
+      eq(want, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(right), 0, -1, false), "after")
+      eq(true, vim.wo[left].diff and vim.wo[right].diff, "both windows in diff mode")
+      local header = vim.fn.exists("+winbar") == 1 and vim.wo[right].winbar or vim.wo[right].statusline
+      ok(header:find("ga accept", 1, true) and header:find("gr reject", 1, true), "the keys in the header: " .. header)
+      eq(list_row, vim.api.nvim_win_get_cursor(right)[1], "the cursor on the change")
+      eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "the buffer is untouched until accepted")
+
+      vim.api.nvim_set_current_win(right)
+      vim.api.nvim_feedkeys("ga", "mx", false)
+      wait_done(st)
+      eq(nil, st.err, "error")
+      eq("applied", st.result.status, "status")
+      eq(2, st.result.attempts, "attempts")
+      eq(true, st.result.verified, "the buffer holds the text ctxd checked")
+      ok(st.result.check.recorded ~= nil, "the verdict is recorded in the thread")
+      eq(1, #vim.api.nvim_list_tabpages(), "the preview tab is closed")
+      eq(store_buf, vim.api.nvim_get_current_buf(), "back in the buffer")
+      eq(want, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "the buffer holds exactly the change")
+      eq(nil, ctxd.change_state(), "nothing runs")
+      vim.cmd("silent undo")
+      eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "u undoes the change")
+
+      local lines = results("CtxdChangeLog")
+      has_line(lines, "# ctxd change")
+      has_line(lines, "- outcome: applied")
+      has_line(lines, "## Attempt 1 (attempt-1): rejected CHANGE_CONTEXT_MISMATCH")
+      has_line(lines, "## Attempt 2 (attempt-2): accepted")
+      has_line(lines, "- sent as last_error: " .. ec.message:gsub("[\r\n]+", " "))
+    end)
+
+  local anthropic_key = "sk-ant-" .. vim.fn.sha256(tostring(uv.hrtime())):sub(1, 32)
+  local anthropic_keyfile = tmp .. "/anthropic.key"
+  change_test("CtxdChange: Anthropic's Messages API; the key of api_key_cmd reaches the server as x-api-key, never a command line",
+    function()
+      write(anthropic_keyfile, anthropic_key .. "\nsecond line\n")
+      return { answers = { diff_of(store_buf, list_row, { new_comment }) }, key = anthropic_key }
+    end, { provider = "anthropic", model = "claude-fake", api_key_cmd = { "cat", anthropic_keyfile },
+      api_key_env = "CTXD_TEST_NO_SUCH_KEY" }, function(server, use)
+      local key, keyfile = anthropic_key, anthropic_keyfile
+      -- Every command line the plugin starts, to check that the key is on
+      -- none of them.
+      local argvs = {}
+      local jobstart = vim.fn.jobstart
+      vim.fn.jobstart = function(cmd, opts)
+        table.insert(argvs, vim.deepcopy(cmd))
+        return jobstart(cmd, opts)
+      end
+      local st
+      restoring(function()
+        st = start_change({ intent = "Say that List returns every item", bufnr = store_buf })
+        wait_preview(st)
+      end, function()
+        vim.fn.jobstart = jobstart
+      end)
+      eq({ "cat", keyfile }, argvs[1], "api_key_cmd runs first")
+      eq("curl", argvs[2] and argvs[2][1], "then curl: " .. vim.inspect(argvs))
+      for _, argv in ipairs(argvs) do
+        ok(not table.concat(argv, " "):find(key, 1, true), "the key on a command line: " .. table.concat(argv, " "))
+      end
+      eq({ "--config", "-" }, { argvs[2][#argvs[2] - 2], argvs[2][#argvs[2] - 1] }, "curl reads the key from stdin")
+      local reqs = server.requests()
+      eq(1, #reqs, "one request")
+      eq("/v1/messages", reqs[1].path, "Anthropic's path")
+      eq(key, reqs[1].headers["x-api-key"], "the key in x-api-key")
+      eq(nil, reqs[1].headers.authorization, "no Authorization header")
+      eq("2023-06-01", reqs[1].headers["anthropic-version"], "anthropic-version")
+      eq("claude-fake", reqs[1].body.model, "model")
+      eq(true, reqs[1].body.stream, "streaming")
+      eq(4096, reqs[1].body.max_tokens, "max_tokens")
+      eq("string", type(reqs[1].body.system), "the system message in system")
+      for _, m in ipairs(reqs[1].body.messages) do
+        eq("user", m.role, "only user messages")
+      end
+      ok(vim.inspect(ctxd.change_log()):find(key, 1, true) == nil, "the key is not in the log")
+      eq(true, ctxd.change_reject(), "reject")
+      wait_done(st)
+      eq("rejected", st.result.status, "rejected")
+      for _, n in ipairs(notes) do
+        ok(not n.msg:find(key, 1, true), "the key in a notification: " .. n.msg)
+      end
+      -- A wrong key: the server's 401 is reported, nothing is checked.
+      write(keyfile, "sk-wrong\n")
+      st = start_change({ intent = "again", bufnr = store_buf })
+      wait_done(st)
+      eq("CTXD_MODEL_ERROR", st.err and st.err.code, "error")
+      ok(st.err.message:find("HTTP 401: invalid api key", 1, true), st.err.message)
+      -- A key command that fails stops before anything is sent.
+      use(server, { api_key_cmd = { "sh", "-c", "echo locked >&2; exit 3" } })
+      local sent = #server.requests()
+      st = start_change({ intent = "again", bufnr = store_buf })
+      wait_done(st)
+      eq("CTXD_MODEL_ERROR", st.err and st.err.code, "error")
+      ok(st.err.message:find("failed with exit code 3: locked", 1, true), st.err.message)
+      eq(sent, #server.requests(), "nothing was sent")
+    end)
+
+  local openai_key = "sk-" .. vim.fn.sha256(tostring(uv.hrtime() + 1)):sub(1, 40)
+  local openai_keyfile = tmp .. "/openai.key"
+  change_test("CtxdChange: api_key_cmd's key goes to OpenAI as Authorization: Bearer; HTTP errors and no server end the run", function()
+    write(openai_keyfile, openai_key .. "\n")
+    return { answers = { diff_of(store_buf, list_row, { new_comment }) }, key = openai_key }
+  end, { api_key_cmd = { "cat", openai_keyfile } }, function(server, use)
+    local key = openai_key
+    local st = start_change({ intent = "Say that List returns every item", bufnr = store_buf })
+    wait_preview(st)
+    eq("Bearer " .. key, server.requests()[1].headers.authorization, "the key in Authorization")
+    ctxd.change_reject()
+    wait_done(st)
+    -- The server's own error, and a server that is not there, end the run.
+    use(fake_model({ answers = { { status = 500, body = "the model is overloaded" } } }))
+    st = start_change({ intent = "again", bufnr = store_buf })
+    wait_done(st)
+    eq("CTXD_MODEL_ERROR", st.err and st.err.code, "HTTP 500")
+    ok(st.err.message:find("answered HTTP 500: the model is overloaded", 1, true), st.err.message)
+    use({ url = "http://127.0.0.1:9", stop = function() end })
+    st = start_change({ intent = "again", bufnr = store_buf })
+    wait_done(st)
+    eq("CTXD_MODEL_ERROR", st.err and st.err.code, "no server")
+    ok(st.err.message:find("could not connect to http://127.0.0.1:9/v1/chat/completions", 1, true), st.err.message)
+    eq(1, #ctxd.change_log().attempts, "one attempt, not retried")
+  end)
+
+  local function credential()
+    -- Built at run time, so this file holds no literal credential.
+    local alphabet = {}
+    for c in ("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"):gmatch(".") do
+      table.insert(alphabet, c)
+    end
+    math.randomseed(uv.hrtime() % 2147483647)
+    for i = #alphabet, 2, -1 do
+      local j = math.random(i)
+      alphabet[i], alphabet[j] = alphabet[j], alphabet[i]
+    end
+    return "AK" .. "IA" .. table.concat(alphabet, "", 1, 16)
+  end
+
+  local cred
+  change_test("CtxdChange: a change that adds a credential is CHANGE_SECRET; nothing is applied", function()
+    cred = credential()
+    local row = 11 -- var ErrNotFound = ...
+    local line = vim.api.nvim_buf_get_lines(store_buf, row - 1, row, false)[1]
+    return { answers = { diff_of(store_buf, row, { line, "", "var awsKeyID = \"" .. cred .. "\"" }) } }
+  end, { max_retries = 0 },
+    function(server)
+      local before = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+      local tick = vim.api.nvim_buf_get_changedtick(store_buf)
+      local st = start_change({ intent = "Add the AWS key id", bufnr = store_buf, ui = true })
+      wait_done(st)
+      eq("CHANGE_SECRET", st.err and st.err.code, "error: " .. vim.inspect(st.err))
+      ok(st.err.message:find("after 1 attempt;", 1, true), st.err.message)
+      ok(type(st.err.advice) == "string" and st.err.advice ~= "", "advice")
+      eq(1, #server.requests(), "one attempt (max_retries = 0)")
+      eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "the buffer is untouched")
+      eq(tick, vim.api.nvim_buf_get_changedtick(store_buf), "not even touched")
+      eq(1, #vim.api.nvim_list_tabpages(), "no preview")
+      local errs = notes_at(vim.log.levels.ERROR)
+      eq(1, #errs, "one error notification: " .. vim.inspect(notes))
+      ok(errs[1]:find("^CHANGE_SECRET: ") and errs[1]:find(":CtxdChangeLog", 1, true), errs[1])
+      for _, n in ipairs(notes) do
+        ok(not n.msg:find(cred, 1, true), "the credential in a notification: " .. n.msg)
+      end
+      local ec = ctxd.change_log().attempts[1].failure.error_context
+      ok(not vim.inspect(ec):find(cred, 1, true), "the credential in the error_context")
+    end)
+
+  change_test("CtxdChange: an answer that never converges stops after max_retries + 1 attempts", function()
+    return { answers = { diff_of(store_buf, list_row, { new_comment }, function(l)
+      return l .. " // not in the file"
+    end) } }
+  end, { max_retries = 1 }, function(server)
+    local st = start_change({ intent = "Say that List returns every item", bufnr = store_buf, ui = true })
+    wait_done(st)
+    eq("CHANGE_CONTEXT_MISMATCH", st.err and st.err.code, "error: " .. vim.inspect(st.err))
+    ok(st.err.message:find("after 2 attempts", 1, true), st.err.message)
+    eq(2, #server.requests(), "max_retries + 1 requests")
+    local log = ctxd.change_log()
+    eq(2, #log.attempts, "two attempts logged")
+    ok(log.outcome:find("^failed: CHANGE_CONTEXT_MISMATCH"), log.outcome)
+    local warns = notes_at(vim.log.levels.WARN)
+    eq(2, #warns, "one line per attempt: " .. vim.inspect(notes))
+    ok(warns[2]:find("^ctxd change: attempt 2/2 rejected: CHANGE_CONTEXT_MISMATCH"), warns[2])
+    eq(1, #notes_at(vim.log.levels.ERROR), "one error at the end")
+    eq(nil, ctxd.change_state(), "nothing runs")
+  end)
+
+  change_test("CtxdChange: gr rejects, closing the preview rejects; the buffer is untouched", function()
+    return { answers = { diff_of(store_buf, list_row, { new_comment }) } }
+  end, nil, function()
+    local before = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+    local tick = vim.api.nvim_buf_get_changedtick(store_buf)
+    local st = start_change({ intent = "Say that List returns every item", bufnr = store_buf, ui = true })
+    local state = wait_preview(st)
+    vim.api.nvim_set_current_win(state.wins[1])
+    vim.api.nvim_feedkeys("gr", "mx", false)
+    wait_done(st)
+    eq(nil, st.err, "error")
+    eq("rejected", st.result.status, "status")
+    eq(1, #vim.api.nvim_list_tabpages(), "the preview tab is closed")
+    eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "the buffer is untouched")
+    eq(tick, vim.api.nvim_buf_get_changedtick(store_buf), "changedtick")
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      ok(not vim.api.nvim_buf_get_name(b):find("ctxd://change/", 1, true), "preview buffers are wiped")
+    end
+    ok(notes_at(vim.log.levels.INFO)[1]:find("change rejected", 1, true), vim.inspect(notes))
+    -- :tabclose on the preview rejects too.
+    st = start_change({ intent = "Say that List returns every item", bufnr = store_buf })
+    wait_preview(st)
+    vim.cmd("tabclose")
+    wait_done(st)
+    eq("rejected", st.result.status, "closing the preview")
+    eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "the buffer is untouched")
+  end)
+
+  local main_path = ws .. "/cmd/inventory/main.go"
+  change_test("CtxdChange: a change of two files, one not loaded: ]f shows the second, ga applies both", function()
+    -- main.go is read from disk, by ctxd and by the preview.
+    local b = vim.fn.bufnr(main_path)
+    if b > 0 then
+      vim.cmd("bwipeout! " .. b)
+    end
+    local main_lines = vim.fn.readfile(main_path)
+    return { answers = { "Two files:\n\n```diff\n"
+      .. hunk_of("internal/store/store.go", vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), list_row, { new_comment })
+      .. "\n" .. hunk_of("cmd/inventory/main.go", main_lines, 1, { "// Command inventory serves the items over HTTP." })
+      .. "\n```\n" } }
+  end, nil, function()
+    local before = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+    local disk = vim.fn.readfile(main_path)
+    local st = start_change({ intent = "Reword the comments", bufnr = store_buf, ui = true })
+    local state = wait_preview(st)
+    eq({ "internal/store/store.go", "cmd/inventory/main.go" }, state.files, "files")
+    eq(1, state.index, "the first file first")
+    eq(-1, vim.fn.bufnr(main_path), "main.go is not loaded for the preview")
+    local right = state.wins[2]
+    vim.api.nvim_set_current_win(right)
+    vim.api.nvim_feedkeys("]f", "mx", false)
+    eq(2, ctxd.change_state().index, "]f: the second file")
+    local want_main = vim.deepcopy(disk)
+    want_main[1] = "// Command inventory serves the items over HTTP."
+    eq(disk, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(state.wins[1]), 0, -1, false), "main.go before")
+    eq(want_main, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(right), 0, -1, false), "main.go after")
+    local header = vim.fn.exists("+winbar") == 1 and vim.wo[right].winbar or vim.wo[right].statusline
+    ok(header:find("[file 2/2]", 1, true) and header:find("ga accept all", 1, true), header)
+    vim.api.nvim_feedkeys("[f", "mx", false)
+    eq(1, ctxd.change_state().index, "[f: the first file again")
+    vim.api.nvim_feedkeys("ga", "mx", false)
+    wait_done(st)
+    eq(nil, st.err, "error")
+    eq("applied", st.result.status, "applied")
+    eq(true, st.result.verified, "both buffers hold the texts ctxd checked")
+    local want = vim.deepcopy(before)
+    want[list_row] = new_comment
+    eq(want, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "store.go")
+    local main_buf = vim.fn.bufnr(main_path)
+    ok(main_buf > 0 and vim.api.nvim_buf_is_loaded(main_buf), "main.go is loaded to be changed")
+    eq(want_main, vim.api.nvim_buf_get_lines(main_buf, 0, -1, false), "main.go")
+    eq(disk, vim.fn.readfile(main_path), "nothing is written to disk")
+    vim.cmd("silent undo")
+    eq(before, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "u undoes store.go")
+    vim.cmd("bwipeout! " .. main_buf)
+  end)
+
+  change_test("CtxdChange: accept refuses when the buffer changed after the check", function()
+    return { answers = { diff_of(store_buf, list_row, { new_comment }) } }
+  end, nil, function()
+    local st = start_change({ intent = "Say that List returns every item", bufnr = store_buf, ui = true })
+    wait_preview(st)
+    local first = vim.api.nvim_buf_get_lines(store_buf, 0, 1, false)
+    vim.api.nvim_buf_set_lines(store_buf, 0, 1, false, { "// Package store keeps inventory items in memory!" })
+    local edited = vim.api.nvim_buf_get_lines(store_buf, 0, -1, false)
+    eq(false, ctxd.change_accept(), "accept refused")
+    wait_done(st)
+    eq("CTXD_STALE", st.err and st.err.code, "error: " .. vim.inspect(st.err))
+    ok(st.err.message:find("internal/store/store.go changed since ctxd checked the change (changedtick ", 1, true),
+      st.err.message)
+    eq(edited, vim.api.nvim_buf_get_lines(store_buf, 0, -1, false), "only the user's edit")
+    eq(1, #vim.api.nvim_list_tabpages(), "the preview tab is closed")
+    eq({ st.err.message }, notes_at(vim.log.levels.WARN) and vim.tbl_map(function(m)
+      return (m:gsub("^ctxd: ", ""))
+    end, notes_at(vim.log.levels.WARN)), "said so")
+    vim.api.nvim_buf_set_lines(store_buf, 0, 1, false, first)
+  end)
+
+  change_test("CtxdChange: :CtxdChangeCancel stops a streaming answer", function()
+    return { answers = { { delay_ms = 100, text = string.rep("slow ", 200) } }, chunk = 4 }
+  end, nil, function(_, use)
+    local st = start_change({ intent = "Say that List returns every item", bufnr = store_buf, ui = true })
+    wait_for(20000, function()
+      local s = ctxd.change_state()
+      return st.done or (s and s.phase == "model" and s.chars > 0)
+    end, "the first characters")
+    vim.cmd("CtxdChangeCancel")
+    wait_done(st)
+    eq("CTXD_CANCELLED", st.err and st.err.code, "error")
+    eq(nil, ctxd.change_state(), "nothing runs")
+    local chars = ctxd.change_log().attempts[1].chars
+    eq(nil, chars, "the answer was never checked")
+    -- The next change starts at once.
+    use(fake_model({ answers = { diff_of(store_buf, list_row, { new_comment }) } }))
+    st = start_change({ intent = "Say that List returns every item", bufnr = store_buf })
+    wait_preview(st)
+    -- In the preview, cancel is reject.
+    vim.cmd("CtxdChangeCancel")
+    wait_done(st)
+    eq("rejected", st.result.status, "cancel in the preview rejects")
+  end)
+
+  change_test(":'<,'>CtxdChange asks for the intent, remembers it, and sends the selection", function()
+    return { answers = { diff_of(store_buf, list_row, { new_comment }) } }
+  end, nil, function()
+    local asked
+    local input = vim.ui.input
+    restoring(function()
+      vim.ui.input = function(opts, cb)
+        asked = opts.prompt
+        cb("Reword the comment of List")
+      end
+      local prev = require("ctxd.change").history()[1]
+      vim.api.nvim_win_set_cursor(0, { list_row, 0 })
+      vim.cmd("normal! Vj\27")
+      vim.cmd("'<,'>CtxdChange")
+      wait_for(30000, function()
+        local s = ctxd.change_state()
+        return s ~= nil and s.phase == "preview"
+      end, "the preview")
+      ok(asked and asked:find("ctxd change", 1, true), "vim.ui.input was asked: " .. tostring(asked))
+      local sent = ctxd.change_log().attempts[1].request
+      eq("Reword the comment of List", sent.intent.text, "intent")
+      eq("diff", sent.purpose, "purpose")
+      eq(list_row - 1, sent.selection.range.start.line, "selection start")
+      eq(list_row, sent.selection.range["end"].line, "selection end")
+      eq("attempt-1", sent.thread.turn_id, "turn")
+      eq({}, sent.thread.declared_refs, "declared_refs")
+      eq("Reword the comment of List", require("ctxd.change").history()[1], "remembered")
+      eq(prev, vim.fn.histget("input", -1), "the last intent before is in the input history (<Up>)")
+      vim.cmd("CtxdChangeCancel")
+      eq(nil, ctxd.change_state(), "rejected")
+      -- With an intent typed after the command nothing is asked.
+      asked = nil
+      vim.cmd("CtxdChange Say that List returns every item")
+      wait_for(30000, function()
+        local s = ctxd.change_state()
+        return s ~= nil and s.phase == "preview"
+      end, "the preview")
+      eq(nil, asked, "not asked")
+      local history = require("ctxd.change").history()
+      eq({ "Say that List returns every item", "Reword the comment of List" }, { history[1], history[2] },
+        "the history, newest first")
+      vim.cmd("CtxdChangeCancel")
+      -- ! picks a recent intent with vim.ui.select.
+      local select = vim.ui.select
+      local offered
+      restoring(function()
+        vim.ui.select = function(items, _, cb)
+          offered = items
+          cb(items[2])
+        end
+        vim.cmd("CtxdChange!")
+      end, function()
+        vim.ui.select = select
+      end)
+      eq({ "Say that List returns every item", "Reword the comment of List" }, { offered[1], offered[2] }, "offered")
+      eq("Reword the comment of List", ctxd.change_state().intent, "the intent picked")
+      vim.cmd("CtxdChangeCancel")
+      -- A second change while one runs is refused.
+      vim.cmd("CtxdChange one")
+      local before = #notes
+      vim.cmd("CtxdChange two")
+      ok(#notes > before and notes[#notes].msg:find("a change is running", 1, true), vim.inspect(notes))
+      vim.cmd("CtxdChangeCancel")
+    end, function()
+      vim.ui.input = input
+    end)
+  end)
+
   test(":checkhealth ctxd reports no errors", function()
     focus(store_buf)
-    vim.cmd("checkhealth ctxd")
-    local buf = vim.api.nvim_get_current_buf()
-    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    local text = table.concat(lines, "\n")
+    -- A key in the environment: said to be set, never shown.
+    local saved_key = vim.env.OPENAI_API_KEY
+    local key = "sk-" .. vim.fn.sha256(tostring(uv.hrtime())):sub(1, 30)
+    local text
+    restoring(function()
+      vim.env.OPENAI_API_KEY = key
+      vim.cmd("checkhealth ctxd")
+      local buf = vim.api.nvim_get_current_buf()
+      local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      text = table.concat(lines, "\n")
+    end, function()
+      vim.env.OPENAI_API_KEY = saved_key
+    end)
     ok(not text:find("ERROR", 1, true), "errors in:\n" .. text)
     ok(text:find("ctxd version: ctxd", 1, true), "version line in:\n" .. text)
     ok(text:find("client %d+ attached"), "attachment in:\n" .. text)
     ok(text:find("the server accepts the configuration", 1, true), "config check in:\n" .. text)
+    ok(text:find("ctxd: :CtxdChange", 1, true), "the change section in:\n" .. text)
+    ok(text:find("curl is executable", 1, true), "curl in:\n" .. text)
+    ok(text:find("https://api.openai.com/v1/chat/completions", 1, true), "where the prompt goes in:\n" .. text)
+    ok(text:find("API key from $OPENAI_API_KEY (set)", 1, true), "the key source in:\n" .. text)
+    ok(not text:find(key, 1, true), "the key itself is shown:\n" .. text)
     vim.cmd("tabclose")
   end)
 
@@ -1218,7 +1973,9 @@ local function main()
       tags[name] = file
     end
     for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
-      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusal-ui", "ctxd.build_context()" }) do
+      "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusal-ui", "ctxd.build_context()",
+      "ctxd-change", ":CtxdChange", ":CtxdChangeCancel", ":CtxdChangeLog", "ctxd-change-config", "ctxd-change-preview",
+      "ctxd-change-privacy", "ctxd.change()" }) do
       eq("ctxd.txt", tags[t], "file of tag " .. t)
     end
     -- The refusal codes' help (doc/ctxd-refusals.txt, generated apart)

@@ -1,12 +1,14 @@
 // The contributed commands: builds (active file, selection, symbol), the
 // budget, manifest and index status previews, Copy Prompt, the results view's
-// actions, and the handling every command shares for refusals (a
+// actions, Generate Change (changeView.ts) with its Accept, Reject and model
+// key commands, and the handling every command shares for refusals (a
 // notification with details, or a quick pick for an ambiguous target).
 
 import * as vscode from "vscode";
 import type { ServerSession } from "./client";
 import { Commands } from "./contract.gen";
 import type { BuildRequest, BuildResult, Refusal } from "./contract.gen";
+import { generateChangeArgs, type ChangeController } from "./changeView";
 import { groupStates, viewColumnOf, type ResultDocuments } from "./documents";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
 import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
@@ -45,6 +47,7 @@ export class CommandHandlers {
     private readonly docs: ResultDocuments,
     private readonly tree: ResultsTreeProvider,
     private readonly output: vscode.LogOutputChannel,
+    private readonly change: ChangeController,
   ) {}
 
   /** Registers every contributed command. */
@@ -62,6 +65,12 @@ export class CommandHandlers {
       vscode.commands.registerCommand(c.showOutput, () => this.output.show(true)),
       vscode.commands.registerCommand(c.openBundle, () => this.openBundle()),
       vscode.commands.registerCommand(c.openBlock, (target: OpenTarget) => this.openBlock(target)),
+      vscode.commands.registerCommand(c.generateChange, (args?: unknown) => this.change.generate(generateChangeArgs(args))),
+      vscode.commands.registerCommand(c.generateChangeFromEditor, () => this.change.generate({})),
+      vscode.commands.registerCommand(c.acceptChange, () => this.change.accept()),
+      vscode.commands.registerCommand(c.rejectChange, () => this.change.reject()),
+      vscode.commands.registerCommand(c.setModelApiKey, () => this.change.setApiKey()),
+      vscode.commands.registerCommand(c.clearModelApiKey, () => this.change.clearApiKey()),
     ];
   }
 

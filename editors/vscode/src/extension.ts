@@ -1,9 +1,10 @@
 // Activation: wires the server session, the commands, the status bar, the
-// results view and the read-only documents, and returns the API for other
-// extensions (api.d.ts).
+// results view, the read-only documents and Generate Change, and returns
+// the API for other extensions (api.d.ts).
 
 import * as vscode from "vscode";
 import type { CtxdApi } from "../api";
+import { ChangeController } from "./changeView";
 import { ServerSession } from "./client";
 import { CommandHandlers } from "./commands";
 import { ResultDocuments } from "./documents";
@@ -19,13 +20,16 @@ export function activate(context: vscode.ExtensionContext): CtxdApi {
   session = server;
   const docs = new ResultDocuments((message) => output.warn(message));
   const tree = new ResultsTreeProvider();
-  const handlers = new CommandHandlers(server, docs, tree, output);
+  const change = new ChangeController(server, output, docs, context);
+  const handlers = new CommandHandlers(server, docs, tree, output, change);
   context.subscriptions.push(
     output,
     server,
     docs,
     tree,
+    change,
     vscode.workspace.registerTextDocumentContentProvider(DocumentScheme, docs),
+    change.registerDocuments(),
     vscode.window.createTreeView(ViewIds.results, { treeDataProvider: tree, showCollapseAll: true }),
     ...handlers.register(),
     new BudgetStatusBar(server),

@@ -22,10 +22,44 @@ export const ClientCommands = {
   openBundle: "ctxd.client.openBundle",
   /** Internal: the results view's click on a block (path, ranges). */
   openBlock: "ctxd.client.openBlock",
+  /** Generate Change…: intent → prompt → the user's model → ctxd.checkChange → diff → accept. */
+  generateChange: "ctxd.client.generateChange",
+  /**
+   * The same, in the editor's context menu, titled "ctxd: Generate Change…":
+   * menus show a command's title without its category.
+   */
+  generateChangeFromEditor: "ctxd.client.generateChangeFromEditor",
+  /** Applies the change the diff editor shows (its title bar, the palette while one is pending). */
+  acceptChange: "ctxd.client.acceptChange",
+  /** Discards the change the diff editor shows. */
+  rejectChange: "ctxd.client.rejectChange",
+  /** Stores the openai or anthropic key in VS Code's secret storage. */
+  setModelApiKey: "ctxd.client.setModelApiKey",
+  clearModelApiKey: "ctxd.client.clearModelApiKey",
 } as const;
 
 /** Commands that only make sense from the UI that passes their arguments. */
 export const InternalCommands: readonly string[] = [ClientCommands.openBlock];
+
+/** Commands of a menu only, hidden from the palette (which has their twin). */
+export const MenuOnlyCommands: readonly string[] = [ClientCommands.generateChangeFromEditor];
+
+/** Commands the palette shows only while a generated change waits for Accept or Reject. */
+export const PendingChangeCommands: readonly string[] = [ClientCommands.acceptChange, ClientCommands.rejectChange];
+
+/** The context key that is true while a generated change waits for Accept or Reject. */
+export const ChangePendingContext = "ctxd.changePending";
+
+/** The URI scheme of the read-only documents holding a generated change's text (the diff's right side). */
+export const ChangeScheme = "ctxd-change";
+
+/** globalState key of the intent history of Generate Change. */
+export const IntentHistoryKey = "ctxd.change.intentHistory";
+
+/** SecretStorage key of a provider's API key. */
+export function apiKeySecret(provider: string): string {
+  return `ctxd.change.apiKey.${provider}`;
+}
 
 /** The view container and view of the results tree. */
 export const ViewIds = {

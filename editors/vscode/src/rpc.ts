@@ -8,6 +8,8 @@ import type {
   BudgetResult,
   BuildRequest,
   BuildResult,
+  CheckChangeArgs,
+  CheckChangeResult,
   IndexStatusResult,
   ManifestResult,
   PromptResult,
@@ -138,6 +140,14 @@ export class CtxdCommands {
 
   renderPrompt(request: RenderPromptRequest, token?: unknown): Promise<PromptResult> {
     return this.call<PromptResult>(Commands.renderPrompt, request, token);
+  }
+
+  /**
+   * Checks a model's answer (ctxd.checkChange). A rejection is a result
+   * (`status: "rejected"` with a failure), not an error.
+   */
+  checkChange(args: CheckChangeArgs, token?: unknown): Promise<CheckChangeResult> {
+    return this.call<CheckChangeResult>(Commands.checkChange, args, token);
   }
 
   /** The index status; `skipped` adds the list of skipped paths. */

@@ -181,6 +181,120 @@ export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15
 export const TextEditorRevealType = { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 };
 export const version = "1.85.0";
 
+/** A workspace edit: its operations, in order. */
+export class WorkspaceEdit {
+  readonly operations: (
+    | { kind: "create"; uri: Uri; options: unknown }
+    | { kind: "delete"; uri: Uri; options: unknown }
+    | { kind: "replace"; uri: Uri; range: Range; text: string }
+  )[] = [];
+  createFile(uri: Uri, options?: unknown): void {
+    this.operations.push({ kind: "create", uri, options });
+  }
+  deleteFile(uri: Uri, options?: unknown): void {
+    this.operations.push({ kind: "delete", uri, options });
+  }
+  replace(uri: Uri, range: Range, text: string): void {
+    this.operations.push({ kind: "replace", uri, range, text });
+  }
+  insert(uri: Uri, position: Position, text: string): void {
+    this.operations.push({ kind: "replace", uri, range: new Range(position, position), text });
+  }
+}
+
+/** window.createQuickPick: answered by answers.createdQuickPick when shown. */
+export class FakeQuickPick {
+  title?: string;
+  placeholder?: string;
+  ignoreFocusOut = false;
+  value = "";
+  items: { label: string; description?: string }[] = [];
+  activeItems: { label: string }[] = [];
+  selectedItems: { label: string }[] = [];
+  private readonly valueEmitter = new EventEmitter<string>();
+  private readonly acceptEmitter = new EventEmitter<void>();
+  private readonly hideEmitter = new EventEmitter<void>();
+  readonly onDidChangeValue = this.valueEmitter.event;
+  readonly onDidAccept = this.acceptEmitter.event;
+  readonly onDidHide = this.hideEmitter.event;
+  show(): void {
+    setTimeout(() => {
+      const answer = answers.createdQuickPick(this.items.map((i) => i.label));
+      recorded.quickPicks.push({ title: this.title, items: this.items.map((i) => i.label) });
+      if (answer === undefined) {
+        this.hide();
+        return;
+      }
+      if ("type" in answer) {
+        this.value = answer.type;
+        this.valueEmitter.fire(answer.type);
+        this.activeItems = this.items.slice(0, 1);
+      } else {
+        const item = this.items.find((i) => i.label === answer.pick);
+        this.activeItems = item ? [item] : [];
+      }
+      this.selectedItems = this.activeItems;
+      this.acceptEmitter.fire();
+    }, 0);
+  }
+  hide(): void {
+    this.hideEmitter.fire();
+  }
+  dispose(): void {
+    this.valueEmitter.dispose();
+    this.acceptEmitter.dispose();
+    this.hideEmitter.dispose();
+  }
+}
+
+/** An ExtensionContext's globalState. */
+export function memento(): { get<T>(key: string, fallback?: T): T | undefined; update(key: string, value: unknown): Promise<void>; keys(): string[]; values: Map<string, unknown> } {
+  const values = new Map<string, unknown>();
+  return {
+    values,
+    get: <T>(key: string, fallback?: T) => (values.has(key) ? (values.get(key) as T) : fallback),
+    update: async (key: string, value: unknown) => {
+      values.set(key, value);
+    },
+    keys: () => [...values.keys()],
+  };
+}
+
+/** An ExtensionContext's secrets. */
+export function secretStorage(): { get(key: string): Promise<string | undefined>; store(key: string, value: string): Promise<void>; delete(key: string): Promise<void>; values: Map<string, string>; onDidChange: () => Disposable } {
+  const values = new Map<string, string>();
+  return {
+    values,
+    get: async (key: string) => values.get(key),
+    store: async (key: string, value: string) => {
+      values.set(key, value);
+    },
+    delete: async (key: string) => {
+      values.delete(key);
+    },
+    onDidChange: () => new Disposable(),
+  };
+}
+
+/**
+ * The Language Model API (vscode.lm) and its message class: absent, as in
+ * VS Code 1.85, unless a test sets them with setLanguageModels.
+ */
+export let lm: unknown = undefined;
+export let LanguageModelChatMessage: unknown = undefined;
+
+/** Installs (or removes, with undefined) a stand-in Language Model API. */
+export function setLanguageModels(api: { selectChatModels(selector?: unknown): Promise<unknown[]> } | undefined): void {
+  lm = api;
+  LanguageModelChatMessage =
+    api === undefined
+      ? undefined
+      : {
+          User: (content: string) => ({ role: "user", content }),
+          Assistant: (content: string) => ({ role: "assistant", content }),
+        };
+}
+
 /** A text document over a string; `setText` changes it as an edit would. */
 export class FakeDocument {
   version = 1;
@@ -255,6 +369,14 @@ export const recorded = {
   executed: [] as { command: string; args: unknown[] }[],
   /** Every window.withProgress: its options, what was reported, and whether its task finished. */
   progress: [] as { options: { location?: number; title?: string; cancellable?: boolean }; reports: { message?: string; increment?: number }[]; done: boolean }[],
+  /** Every vscode.diff: its sides and title. */
+  diffs: [] as { left: Uri; right: Uri; title: string }[],
+  /** Context keys set with the setContext command. */
+  context: new Map<string, unknown>(),
+  /** Every workspace.applyEdit, with its operations. */
+  appliedEdits: [] as WorkspaceEdit[],
+  /** Every window.createQuickPick: its items when it was answered. */
+  quickPicks: [] as { title?: string; items: string[] }[],
 };
 
 /** Answers the extension's prompts: a function per message returns the action to click. */
@@ -262,6 +384,12 @@ export const answers = {
   message: (_message: string, _actions: string[]): string | undefined => undefined,
   quickPick: (items: any[]): any => items[0],
   inputBox: (value: string | undefined): string | undefined => value,
+  /**
+   * Answers a window.createQuickPick, given its items' labels: text to
+   * type (then the first item, which the extension makes of it, is
+   * accepted), a label to pick, or undefined to close it.
+   */
+  createdQuickPick: (_labels: string[]): { type: string } | { pick: string } | undefined => undefined,
   /** Called before vscode.openWith opens anything; throw to make it fail (no markdown extension). */
   openWith: undefined as ((uri: Uri, viewType: string) => void) | undefined,
 };
@@ -304,6 +432,21 @@ export const commands = stubNamespace({
   },
   async executeCommand(id: string, ...args: unknown[]): Promise<unknown> {
     recorded.executed.push({ command: id, args });
+    if (id === "vscode.diff") {
+      // VS Code's built-in command: a diff editor of two resources, a tab whose input has both.
+      const [left, right, title] = args as [Uri, Uri, string];
+      recorded.diffs.push({ left, right, title });
+      await workspace.openTextDocument(right);
+      const group = groups.find((g) => g.isActive) ?? groups[0] ?? newGroup(1);
+      const tab: FakeTab = { input: { uri: right, original: left, modified: right } as FakeTab["input"], label: title, isActive: true, isPreview: false };
+      group.tabs.forEach((t) => (t.isActive = false));
+      group.tabs.push(tab);
+      return undefined;
+    }
+    if (id === "setContext") {
+      recorded.context.set(args[0] as string, args[1]);
+      return undefined;
+    }
     if (id === "vscode.openWith") {
       // VS Code's built-in command: opens a resource with an editor, e.g. the
       // markdown preview editor. The document is loaded, as the editor would.
@@ -363,7 +506,7 @@ function message(level: "info" | "warning" | "error") {
 
 /** A tab of the fake editor groups: a text editor, or a custom editor when `viewType` is set. */
 export interface FakeTab {
-  input: { uri: Uri; viewType?: string };
+  input: { uri: Uri; viewType?: string; original?: Uri; modified?: Uri };
   label: string;
   isActive: boolean;
   isPreview: boolean;
@@ -460,6 +603,13 @@ export const window = stubNamespace({
     },
     onDidChangeTabs: () => new Disposable(),
     onDidChangeTabGroups: () => new Disposable(),
+    async close(tabs: FakeTab | FakeTab[]): Promise<boolean> {
+      const closing = new Set(Array.isArray(tabs) ? tabs : [tabs]);
+      for (const g of groups) {
+        g.tabs = g.tabs.filter((t) => !closing.has(t));
+      }
+      return true;
+    },
   },
   onDidChangeActiveTextEditor: events.activeEditor.event,
   onDidChangeTextEditorSelection: events.selection.event,
@@ -483,6 +633,13 @@ export const window = stubNamespace({
   showErrorMessage: message("error"),
   async showQuickPick(items: any[]): Promise<any> {
     return answers.quickPick(await items);
+  },
+  createQuickPick(): FakeQuickPick {
+    return new FakeQuickPick();
+  },
+  setStatusBarMessage(text: string): Disposable {
+    recorded.messages.push({ level: "info", message: `[status bar] ${text}`, actions: [] });
+    return new Disposable();
   },
   async showInputBox(options: { value?: string }): Promise<string | undefined> {
     return answers.inputBox(options.value);
@@ -541,6 +698,40 @@ export const workspace = stubNamespace({
     const provider = recorded.contentProviders.get(uri.scheme);
     const text = provider ? await provider.provideTextDocumentContent(uri) : (await import("node:fs")).readFileSync(uri.fsPath, "utf8");
     return new FakeDocument(uri, uri.path.endsWith(".md") ? "markdown" : uri.path.endsWith(".json") ? "json" : "plaintext", text);
+  },
+  /** Applies a WorkspaceEdit to the open documents (opening the others from disk), firing the change events. */
+  async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    recorded.appliedEdits.push(edit);
+    for (const op of edit.operations) {
+      if (op.kind === "create") {
+        const doc = new FakeDocument(op.uri, "plaintext", "");
+        openDocument(doc);
+        continue;
+      }
+      if (op.kind === "delete") {
+        const i = openDocuments.findIndex((d) => d.uri.toString() === op.uri.toString());
+        if (i >= 0) openDocuments.splice(i, 1);
+        continue;
+      }
+    }
+    const byUri = new Map<string, { uri: Uri; edits: { range: Range; text: string }[] }>();
+    for (const op of edit.operations) {
+      if (op.kind === "replace") {
+        const key = op.uri.toString();
+        if (!byUri.has(key)) byUri.set(key, { uri: op.uri, edits: [] });
+        byUri.get(key)!.edits.push({ range: op.range, text: op.text });
+      }
+    }
+    for (const { uri, edits } of byUri.values()) {
+      const doc = (await workspace.openTextDocument(uri)) as FakeDocument;
+      if (!openDocuments.includes(doc)) openDocument(doc);
+      const text = doc.getText();
+      const sorted = edits.map((e) => ({ start: doc.offsetAt(e.range.start), end: doc.offsetAt(e.range.end), text: e.text })).sort((a, b) => b.start - a.start);
+      let out = text;
+      for (const e of sorted) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+      editDocument(doc, out);
+    }
+    return true;
   },
   createFileSystemWatcher(): any {
     return { onDidCreate: () => new Disposable(), onDidChange: () => new Disposable(), onDidDelete: () => new Disposable(), dispose() {} };

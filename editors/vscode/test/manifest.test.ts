@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Commands } from "../src/contract.gen";
-import { ClientCommands, ClientId, InternalCommands, ViewIds } from "../src/ids";
+import { ChangePendingContext, ChangeScheme, ClientCommands, ClientId, InternalCommands, MenuOnlyCommands, PendingChangeCommands, ViewIds } from "../src/ids";
 
 const root = join(__dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -24,7 +24,28 @@ describe("package.json", () => {
   it("palette commands are in category ctxd; internal ones are hidden", () => {
     assert.deepEqual(contributed.filter((c) => c.category !== "ctxd").map((c) => c.command), []);
     const hidden = (pkg.contributes.menus.commandPalette as { command: string; when: string }[]).filter((m) => m.when === "false").map((m) => m.command);
-    assert.deepEqual(hidden.sort(), [...InternalCommands].sort());
+    assert.deepEqual(hidden.sort(), [...InternalCommands, ...MenuOnlyCommands].sort());
+  });
+  it("Generate Change: in the palette and, with its ctxd: prefix, the editor menu; Accept and Reject while a change is pending", () => {
+    const title = (id: string) => contributed.find((c) => c.command === id)?.title;
+    assert.equal(title(ClientCommands.generateChange), "Generate Change…");
+    assert.equal(title(ClientCommands.generateChangeFromEditor), "ctxd: Generate Change…", "a menu shows the title without the category");
+    const menus = pkg.contributes.menus as Record<string, { command: string; when?: string; group?: string }[]>;
+    assert.ok(menus["editor/context"]!.some((m) => m.command === ClientCommands.generateChangeFromEditor && m.when === "resourceScheme == file"));
+    assert.equal(menus.commandPalette!.find((m) => m.command === ClientCommands.generateChange)?.when, "editorIsOpen");
+    for (const id of PendingChangeCommands) {
+      assert.equal(menus.commandPalette!.find((m) => m.command === id)?.when, ChangePendingContext);
+      assert.equal(menus["editor/title"]!.find((m) => m.command === id)?.when, `${ChangePendingContext} && resourceScheme == ${ChangeScheme}`);
+    }
+  });
+  it("the model endpoint is restricted in untrusted workspaces, like the server path", () => {
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["ctxd.server.path", "ctxd.server.extraArgs", "ctxd.change.baseUrl"]);
+    const props = pkg.contributes.configuration.properties;
+    assert.deepEqual(props["ctxd.change.provider"].enum, ["vscode-lm", "openai", "anthropic"]);
+    assert.equal(props["ctxd.change.provider"].default, "vscode-lm");
+    assert.deepEqual([props["ctxd.change.maxRetries"].minimum, props["ctxd.change.maxRetries"].maximum, props["ctxd.change.maxRetries"].default], [0, 5, 2]);
+    assert.equal(props["ctxd.change.maxOutputTokens"].default, 4096);
+    assert.ok(!Object.keys(props).some((k) => /key|secret|token$/i.test(k) && !/Tokens$/.test(k)), "no setting holds a key");
   });
   it("contributes and documents every setting", () => {
     const props = pkg.contributes.configuration.properties as Record<string, { description?: string; markdownDescription?: string }>;
@@ -39,6 +60,13 @@ describe("package.json", () => {
       "ctxd.model.softLimitPct",
       "ctxd.defaultPurpose",
       `${ClientId}.trace.server`,
+      "ctxd.change.provider",
+      "ctxd.change.baseUrl",
+      "ctxd.change.model",
+      "ctxd.change.lmVendor",
+      "ctxd.change.lmFamily",
+      "ctxd.change.maxRetries",
+      "ctxd.change.maxOutputTokens",
     ];
     assert.deepEqual(Object.keys(props).sort(), want.sort());
     for (const key of want) {

@@ -344,6 +344,49 @@ function M.status(cmd)
   end)
 end
 
+-- change implements :[range]CtxdChange[!] [intent]: without an intent it
+-- asks for one (vim.ui.input, the recent intents in its history; with !
+-- a vim.ui.select of the recent intents).
+function M.change(cmd)
+  local bufnr = target(cmd)
+  if not bufnr then
+    return
+  end
+  local range
+  if bufnr == vim.api.nvim_get_current_buf() then
+    range = M.range_of(cmd, bufnr)
+  end
+  local function go(intent)
+    if not intent then
+      vim.notify("ctxd: no intent given; nothing was sent", vim.log.levels.INFO)
+      return
+    end
+    require("ctxd").change({ ui = true, bufnr = bufnr, range = range, intent = intent })
+  end
+  local intent = vim.trim(cmd.args or "")
+  if intent ~= "" then
+    go(intent)
+  else
+    require("ctxd.change").ask_intent(cmd.bang, go)
+  end
+end
+
+-- change_cancel implements :CtxdChangeCancel.
+function M.change_cancel()
+  require("ctxd.change").cancel()
+end
+
+-- change_log implements :CtxdChangeLog: the last change's attempts in the
+-- results buffer.
+function M.change_log()
+  local log = require("ctxd.change").log()
+  if not log then
+    vim.notify("ctxd: no change has run yet", vim.log.levels.INFO)
+    return
+  end
+  M.show(render.change_log(log))
+end
+
 -- complete offers the purposes for the context commands.
 function M.complete(arg_lead)
   local out = {}

@@ -31,6 +31,26 @@ M.defaults = {
   },
   markers = { warn = "!", refuse = "✗", pending = "…", error = "?" },
   float_opts = { width = 0.8, height = 0.8, border = "rounded" },
+  -- :CtxdChange, the plugin's own model client (ctxd itself never opens
+  -- a connection). base_url, model, api_key_env and api_key_cmd have no
+  -- fixed default: base_url and api_key_env follow the provider (see
+  -- M.change_defaults), model falls back on the bundle's model.
+  change = {
+    provider = "openai",
+    max_retries = 2,
+    max_tokens = 4096,
+    curl = "curl",
+    timeout_ms = 120000,
+    history = 50,
+    keys = { accept = "ga", reject = "gr", next_file = "]f", prev_file = "[f" },
+  },
+}
+
+-- The providers :CtxdChange speaks, with the defaults that depend on the
+-- provider.
+M.change_defaults = {
+  openai = { base_url = "https://api.openai.com/v1", api_key_env = "OPENAI_API_KEY" },
+  anthropic = { base_url = "https://api.anthropic.com", api_key_env = "ANTHROPIC_API_KEY" },
 }
 
 local function is_list(t)
@@ -78,6 +98,103 @@ local function model_fields()
     return t.fields
   end
   return t or {}
+end
+
+local change_keys = { "accept", "reject", "next_file", "prev_file" }
+
+-- The fields of the change option and what each must be (nil: fine).
+local change_fields = {
+  provider = function(x)
+    if M.change_defaults[x] == nil then
+      return "\"openai\" or \"anthropic\""
+    end
+  end,
+  base_url = function(x)
+    if x ~= nil and (type(x) ~= "string" or not x:match("^https?://[^%s/]")) then
+      return "nil (the provider's) or an http:// or https:// URL"
+    end
+  end,
+  model = function(x)
+    if x ~= nil and (type(x) ~= "string" or x == "") then
+      return "nil (the bundle's model) or a model name"
+    end
+  end,
+  api_key_env = function(x)
+    if x ~= nil and (type(x) ~= "string" or not x:match("^[%a_][%w_]*$")) then
+      return "nil (the provider's) or the name of an environment variable"
+    end
+  end,
+  api_key_cmd = function(x)
+    if x ~= nil and (not list_of_strings(x) or #x == 0) then
+      return "nil or a command as a list of strings, e.g. { \"pass\", \"show\", \"openai\" }"
+    end
+  end,
+  max_retries = function(x)
+    if type(x) ~= "number" or x < 0 or x ~= math.floor(x) or x > 20 then
+      return "a whole number from 0 to 20"
+    end
+  end,
+  max_tokens = function(x)
+    if type(x) ~= "number" or x < 1 or x ~= math.floor(x) then
+      return "a whole number > 0"
+    end
+  end,
+  curl = function(x)
+    if type(x) ~= "string" or x == "" then
+      return "the curl executable (a name on PATH or a path)"
+    end
+  end,
+  timeout_ms = function(x)
+    if type(x) ~= "number" or x <= 0 then
+      return "a number of milliseconds > 0"
+    end
+  end,
+  history = function(x)
+    if type(x) ~= "number" or x < 0 or x ~= math.floor(x) then
+      return "a whole number >= 0 (0 keeps no history)"
+    end
+  end,
+  keys = function(x)
+    if type(x) ~= "table" then
+      return "a table { accept, reject, next_file, prev_file } of mappings"
+    end
+    for k, lhs in pairs(x) do
+      if not contains(change_keys, k) then
+        return "a table { accept, reject, next_file, prev_file } (unknown field " .. tostring(k) .. ")"
+      end
+      if lhs ~= false and (type(lhs) ~= "string" or lhs == "") then
+        return "a table of mappings (a key sequence, or false for none)"
+      end
+    end
+  end,
+}
+
+-- check_change validates the change option (merged over its default).
+function M.check_change(v)
+  if type(v) ~= "table" or is_list(v) and next(v) ~= nil then
+    return "a table of " .. table.concat(M.change_fields(), ", ")
+  end
+  for k in pairs(v) do
+    if change_fields[k] == nil then
+      return "a table of " .. table.concat(M.change_fields(), ", ") .. " (unknown field " .. tostring(k) .. ")"
+    end
+  end
+  for _, k in ipairs(M.change_fields()) do
+    local want = change_fields[k](v[k])
+    if want then
+      return "a table whose " .. k .. " is " .. want
+    end
+  end
+end
+
+-- change_fields lists the fields of the change option, sorted.
+function M.change_fields()
+  local out = {}
+  for k in pairs(change_fields) do
+    table.insert(out, k)
+  end
+  table.sort(out)
+  return out
 end
 
 -- Each checker returns nil when the value is acceptable, else what is
@@ -166,6 +283,9 @@ M.schema = {
       end
     end
   end,
+  change = function(v)
+    return M.check_change(v)
+  end,
   float_opts = function(v)
     if type(v) ~= "table" then
       return "a table { width = 0..1, height = 0..1, border = ... }"
@@ -221,9 +341,11 @@ local function sorted_keys(t)
 end
 
 -- resolve merges the layers and validates the result. It returns the
--- effective config and the list of problems (strings), in a stable order.
+-- effective config, the list of problems (strings), in a stable order,
+-- and the set of options with a problem ({ [name] = true }).
 function M.resolve(global, opts)
   local problems = {}
+  local bad = {}
   local cfg = deepcopy(M.defaults)
   local layers = {}
   if global ~= nil then
@@ -255,6 +377,7 @@ function M.resolve(global, opts)
         end
         local want = check(candidate)
         if want then
+          bad[k] = true
           table.insert(problems, string.format("%s: option %q must be %s; the previous value is kept", where, k, want))
         else
           cfg[k] = candidate
@@ -262,7 +385,7 @@ function M.resolve(global, opts)
       end
     end
   end
-  return cfg, problems
+  return cfg, problems, bad
 end
 
 -- get returns the effective configuration. Problems are reported once per
@@ -285,6 +408,23 @@ end
 function M.problems()
   local _, problems = M.resolve(vim.g.ctxd, setup_opts)
   return problems
+end
+
+-- invalid reports whether the option name has a problem in the current
+-- configuration (its value was dropped): :CtxdChange refuses to run on a
+-- change option it could not take as given, rather than send the prompt
+-- to the default provider.
+function M.invalid(name)
+  local _, problems, bad = M.resolve(vim.g.ctxd, setup_opts)
+  if not bad[name] then
+    return nil
+  end
+  for _, p in ipairs(problems) do
+    if p:find(string.format("option %q", name), 1, true) then
+      return p
+    end
+  end
+  return "option " .. name .. " is invalid"
 end
 
 -- set replaces the setup() layer; nil clears it.

@@ -27,6 +27,14 @@ M.kinds = {
   CONTENT_MODIFIED = { code = "CTXD_CONTENT_MODIFIED", level = levels.WARN },
   -- The user dismissed a choice the request needed.
   DISMISSED = { code = "CTXD_DISMISSED", level = levels.INFO },
+  -- :CtxdChange: the model could not be asked or its answer read (curl
+  -- missing or failing, an HTTP error, no key, an error event).
+  MODEL = { code = "CTXD_MODEL_ERROR", level = levels.ERROR },
+  -- :CtxdChange: a buffer the change applies to changed after the check;
+  -- nothing was applied.
+  STALE = { code = "CTXD_STALE", level = levels.WARN },
+  -- :CtxdChange: another change is running.
+  BUSY = { code = "CTXD_BUSY", level = levels.WARN },
 }
 
 -- new builds a plugin error of the given kind (a key of M.kinds).

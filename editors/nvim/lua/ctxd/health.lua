@@ -67,6 +67,61 @@ local function server_check(r, bufnr, c)
   end
 end
 
+-- check_change reports what :CtxdChange would use: curl, the provider,
+-- where the prompt goes, the model and where the key comes from. The key
+-- is never read here, except to say whether its environment variable is
+-- set.
+function M.check_change(r, cfg)
+  local config = require("ctxd.config")
+  local model = require("ctxd.model")
+  r.start("ctxd: :CtxdChange (the model the plugin calls)")
+  local bad = config.invalid("change")
+  if bad then
+    r.error(bad, { ":CtxdChange sends nothing until the change option is fixed (:help ctxd-change-config)" })
+  end
+  local s = model.settings(cfg.change)
+  if vim.fn.executable(s.curl) == 1 then
+    local out = vim.fn.system({ s.curl, "--version" })
+    local major, minor = first_line(out):match("^curl (%d+)%.(%d+)")
+    major, minor = tonumber(major), tonumber(minor)
+    if major and (major > 7 or major == 7 and minor >= 76) then
+      r.ok(string.format("%s is executable: %s (%s)", s.curl, first_line(out):match("^curl %S+"), vim.fn.exepath(s.curl)))
+    elseif major then
+      r.error(string.format("%s is too old: %s", s.curl, first_line(out)),
+        { ":CtxdChange needs curl 7.76 or later (--fail-with-body)" })
+    else
+      r.warn(string.format("`%s --version` printed no curl version: %s", s.curl, first_line(out)))
+    end
+  else
+    r.warn(string.format("%q is not executable or not on PATH: :CtxdChange cannot call a model", s.curl),
+      { "install curl, or set vim.g.ctxd = { change = { curl = \"/path/to/curl\" } }" })
+  end
+  r.info(string.format("provider %s; the rendered prompt goes to %s (and nothing else leaves the machine)",
+    s.provider, model.mask_url(s.url)))
+  if s.model then
+    r.info("model " .. s.model)
+  else
+    r.info("model: none set (change.model): the bundle's model (.ctxd/config.json) is asked")
+  end
+  local src = model.key_source(s)
+  if src.kind == "cmd" then
+    if vim.fn.executable(s.api_key_cmd[1]) == 1 then
+      r.ok("API key from api_key_cmd: " .. src.name .. " (its first line of output; not run here)")
+    else
+      r.error("api_key_cmd " .. src.name .. ": " .. s.api_key_cmd[1] .. " is not executable",
+        { "fix vim.g.ctxd.change.api_key_cmd" })
+    end
+  elseif src.set then
+    r.ok("API key from $" .. src.name .. " (set)")
+  elseif s.needs_key then
+    r.warn("no API key: $" .. tostring(src.name) .. " is not set and no api_key_cmd is configured",
+      { "export " .. tostring(src.name) .. ", or set vim.g.ctxd.change.api_key_cmd, e.g. { \"pass\", \"show\", \"openai\" }" })
+  else
+    r.ok("no API key ($" .. tostring(src.name) .. " is not set): requests to " .. model.mask_url(s.base_url)
+      .. " are sent without one (a local server)")
+  end
+end
+
 function M.check()
   local r = reporter()
   local config = require("ctxd.config")
@@ -106,6 +161,8 @@ function M.check()
     r.error(string.format("%q is not executable or not on PATH", exe),
       { "build it with `make build` (bin/ctxd) and put it on PATH, or set vim.g.ctxd = { cmd = { \"/path/to/ctxd\", \"serve\", \"--stdio\" } }" })
   end
+
+  M.check_change(r, cfg)
 
   r.start("ctxd: current buffer")
   local bufnr = client.resolve_buf(0)

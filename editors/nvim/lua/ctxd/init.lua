@@ -161,6 +161,48 @@ function M.record_execution(opts, on_result)
   run("record_execution", opts, on_result, simple_builder({ "output", "thread_id", "turn_id", "workspace_folder" }))
 end
 
+-- change runs :CtxdChange's loop on a buffer: ctxd renders a diff
+-- prompt, the configured model (vim.g.ctxd.change) answers through curl,
+-- ctxd checks the answer, a rejection is retried with its error_context
+-- as last_error (max_retries times), and an accepted change opens a diff
+-- preview whose accept applies it. opts: intent (required), bufnr, range,
+-- constraints, user_selected_targets, ui. on_result(err, result) once at
+-- the end: result.status is "applied" or "rejected" (by the user); err is
+-- the last attempt's rejection ({ code = "CHANGE_...", message, advice,
+-- error_context }), a refusal or a plugin error (CTXD_MODEL_ERROR,
+-- CTXD_STALE, CTXD_CANCELLED, ...). See :help ctxd-change.
+function M.change(opts, on_result)
+  require("ctxd.change").start(opts, on_result)
+end
+
+-- change_accept applies the previewed change (the preview's ga).
+function M.change_accept()
+  return require("ctxd.change").accept()
+end
+
+-- change_reject closes the preview without changing anything (gr).
+function M.change_reject()
+  return require("ctxd.change").reject()
+end
+
+-- change_cancel stops the running change (:CtxdChangeCancel).
+function M.change_cancel()
+  return require("ctxd.change").cancel()
+end
+
+-- change_state returns the running change ({ phase, attempt,
+-- max_attempts, chars, intent, thread_id, file, files, progress }) or
+-- nil; User CtxdChange fires on every change of phase.
+function M.change_state()
+  return require("ctxd.change").state()
+end
+
+-- change_log returns the last change's log (every attempt with its
+-- answer and verdict), or nil.
+function M.change_log()
+  return require("ctxd.change").log()
+end
+
 -- statusline is the statusline component: "" when no ctxd client serves
 -- the buffer, else e.g. "ctxd 642/124000", with a marker for a soft-limit
 -- warning, a hard-limit refusal or another refusal.

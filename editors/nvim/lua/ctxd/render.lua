@@ -572,6 +572,67 @@ function M.refusal(err, info, width)
   return out
 end
 
+-- change_log renders the log of a :CtxdChange run (ctxd.change.log()):
+-- the intent and model, then each attempt with its bundle, the last
+-- error it carried, ctxd's verdict and the model's answer.
+function M.change_log(log)
+  local out = { "# ctxd change", "" }
+  table.insert(out, "- intent: " .. str(log.intent))
+  table.insert(out, "- file: " .. str(log.file))
+  table.insert(out, "- thread: `" .. str(log.thread_id) .. "`")
+  table.insert(out, string.format("- model: %s (%s, %s)", str(log.model), str(log.provider), str(log.base_url)))
+  table.insert(out, "- started: " .. str(log.started))
+  table.insert(out, "- outcome: " .. (log.outcome and str(log.outcome) or "running"))
+  for i, a in ipairs(list(log.attempts)) do
+    local verdict = str(a.status)
+    if verdict == "" then
+      verdict = "no verdict"
+    end
+    local f = type(a.failure) == "table" and a.failure or nil
+    if f then
+      verdict = verdict .. " " .. str(f.code)
+    end
+    heading(out, string.format("## Attempt %d (%s): %s", i, str(a.turn_id), verdict))
+    if str(a.bundle_id) ~= "" then
+      table.insert(out, "- bundle: `" .. str(a.bundle_id) .. "`")
+    end
+    if str(a.prompt_artifact) ~= "" then
+      table.insert(out, "- prompt: " .. str(a.prompt_artifact) .. (a.tokens and (" (" .. str(a.tokens) .. " tokens)") or ""))
+    end
+    if type(a.last_error) == "table" then
+      table.insert(out, "- sent as last_error: " .. str(a.last_error.message):gsub("[\r\n]+", " "))
+    end
+    local function block(title, text)
+      local fence = M.fence(text)
+      table.insert(out, "")
+      table.insert(out, title)
+      table.insert(out, "")
+      table.insert(out, fence .. "text")
+      for _, l in ipairs(split_lines(text)) do
+        table.insert(out, l)
+      end
+      table.insert(out, fence)
+    end
+    if a.chars then
+      table.insert(out, "- answer: " .. str(a.chars) .. " characters" .. (str(a.format) ~= "" and (", " .. str(a.format)) or ""))
+    end
+    for _, file in ipairs(list(a.files)) do
+      table.insert(out, string.format("- file: %s (%s)", str(file.path), str(file.action)))
+    end
+    if f then
+      table.insert(out, "- advice: " .. str(f.advice):gsub("[\r\n]+", " "))
+      block("Message:", f.message)
+      if type(f.error_context) == "table" then
+        block("Error context (the next attempt's last_error):", f.error_context.message)
+      end
+    end
+    if a.answer then
+      block("Answer:", a.answer)
+    end
+  end
+  return out
+end
+
 -- statusline renders a buffer's budget state for the statusline component.
 -- entry is nil (no client: ""), or { pending = true }, or
 -- { report = budget_report }, or { refusal = refusal }, or { error = err }.
