@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -439,6 +440,14 @@ func (w *Workspace) readChangeFile(rootReal, rel string, docs *index.Overlays) (
 	}
 	data, mode, err := index.ReadInRoot(rootReal, rel, MaxChangeFile, w.allowHardLinks())
 	switch {
+	case err == nil && (!utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0):
+		what := "it is not UTF-8 text (ctxd applies changes to UTF-8 text files only)"
+		return nil, &change.Rejection{
+			Code:         change.CodeContextMismatch,
+			Message:      fmt.Sprintf("the answer changes %s, but %s", rel, what),
+			Advice:       "change that file yourself, or convert it to UTF-8 first",
+			ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s cannot be changed through ctxd: %s. Leave it out of the change.", change.CodeContextMismatch, rel, what), Path: rel},
+		}
 	case err == nil:
 		sf.exists, sf.text, sf.mode, sf.sha = true, data, mode, digest(data)
 		return sf, nil

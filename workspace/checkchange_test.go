@@ -40,6 +40,7 @@ func checkEnv(t *testing.T) (string, *workspace.Workspace) {
 		".env":              "TOKEN=not-a-real-secret\n",
 		"secrets/x.txt":     "x\n",
 		".ctxd/config.json": `{"schema_version": "1", "deny_rules": ["secrets/**"]}`,
+		"utf16.txt":         "\xff\xfeh\x00i\x00\n\x00",
 	})
 	return dir, workspace.Open(dir, workspace.Options{Now: fixedNow})
 }
@@ -138,6 +139,7 @@ func TestCheckChangeRejections(t *testing.T) {
 		{"sandbox before context", strings.ReplaceAll(greetDiff, "hello.", "bye.") + retarget("../x.go"), change.CodeOutsideSandbox},
 		{"context mismatch", strings.ReplaceAll(greetDiff, "-// Greet says hello.", "-// Greet says goodbye."), change.CodeContextMismatch},
 		{"modify a missing file", retarget("missing.go"), change.CodeContextMismatch},
+		{"a UTF-16 file", "--- a/utf16.txt\n+++ b/utf16.txt\n@@ -1 +1 @@\n-hi\n+ho\n", change.CodeContextMismatch},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := check(t, w, workspace.CheckChangeArgs{Answer: c.answer}, workspace.CheckOptions{Write: true})

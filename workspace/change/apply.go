@@ -415,7 +415,9 @@ func (w *applier) placeOps(st *fileState, m *matcher, h *hunk, ops []hline, what
 	}
 	starts, layer, over := m.find(old, from)
 	if over {
-		return place{start: from, end: from, ops: ops, h: h}, w.tooRepetitive(st.path, what)
+		// The hunk is left out of the text after, which is only used to
+		// look for mismatches in later files.
+		return place{start: from, end: from, h: h}, w.tooRepetitive(st.path, what)
 	}
 	if len(starts) == 0 {
 		return place{}, w.mismatchRejection(st.path, st.before.lines, m, old, oldLines, what, h.oldStart, from)

@@ -29,8 +29,9 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 	}
 	after := join(st.after, false)
 	errs, err := syntax.SyntaxErrors(ctx, lang, after, maxSyntaxErrors)
-	if rej := syntaxFailure(ctx, st.path, err); rej != nil || err != nil {
-		return rej
+	if err != nil {
+		// nil for a language without a grammar: nothing to check.
+		return syntaxFailure(ctx, st.path, err)
 	}
 	if len(errs) == 0 {
 		return nil
@@ -43,8 +44,8 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 			body = body[len(bom):]
 		}
 		beforeErrs, err = syntax.SyntaxErrors(ctx, lang, body, maxSyntaxErrors)
-		if rej := syntaxFailure(ctx, st.path, err); rej != nil || err != nil {
-			return rej
+		if err != nil {
+			return syntaxFailure(ctx, st.path, err)
 		}
 		_, touched = diffEdits(st.before, st.after)
 	}

@@ -2,6 +2,7 @@ package change
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -31,7 +32,7 @@ type hunk struct {
 	oldNoNL, newNoNL bool
 	// countTail is how many bare empty context lines end the hunk only
 	// because the header's counts claimed them: when the hunk is not found
-	// with them, it is looked for without them (see locateHunk).
+	// with them, it is looked for without them (see placeHunk).
 	countTail int
 	// at is the answer line of the @@ header.
 	at int
@@ -91,7 +92,7 @@ type parser struct {
 // without its REPLACE marker). Parse never panics; its time is linear in
 // the answer's length.
 func Parse(answer string) (*Answer, *Rejection) {
-	text := strings.ReplaceAll(answer, "\r\n", "\n")
+	text := strings.ReplaceAll(strings.TrimPrefix(answer, bom), "\r\n", "\n")
 	p := &parser{
 		lines:  strings.Split(text, "\n"),
 		byPath: map[string]*FileChange{},
@@ -149,7 +150,18 @@ func malformed(path string, at int, msg, advice string) *Rejection {
 	case path != "":
 		where = path + ": "
 	}
-	return newRejection(CodeMalformed, path, where+msg, advice)
+	return newRejection(CodeMalformed, relativePath(path), where+msg, advice)
+}
+
+// relativePath returns p when it is a clean relative path that stays
+// inside the root, else "": a rejection's error_context names a
+// root-relative path, and Parse, which has not resolved the answer's
+// paths, can only vouch for those.
+func relativePath(p string) string {
+	if p == "" || path.Clean(p) != p || path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, ":") {
+		return ""
+	}
+	return p
 }
 
 // fail records the first rejection; scanning stops there.

@@ -295,20 +295,20 @@ func TestParseLarge(t *testing.T) {
 	if raceEnabled {
 		size = 512 << 10
 	}
-	shapes := map[string]string{
-		"hunk lines":      "--- a/x\n+++ b/x\n@@ -1,999999 +1,999999 @@\n" + strings.Repeat(" a\n-b\n+c\n\n", size/10),
-		"empty lines":     "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n" + strings.Repeat("\n", size),
-		"fence openers":   strings.Repeat("```\n", size/4),
-		"path lines":      strings.Repeat("a/b.go\n", size/7),
-		"hunk headers":    "--- a/x\n+++ b/x\n" + strings.Repeat("@@ -1 +1 @@\n-a\n", size/16),
-		"long line":       "x.go\n```\n" + strings.Repeat("y", size) + "\n```\n",
-		"search markers":  "x.go\n" + strings.Repeat("<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", size/48),
-		"file headers":    strings.Repeat("--- a/x\n+++ b/x\n", size/16),
-		"unclosed search": "x.go\n<<<<<<< SEARCH\n" + strings.Repeat("a\n", size/2),
+	shapes := []struct{ name, answer string }{
+		{"hunk lines", "--- a/x\n+++ b/x\n@@ -1,999999 +1,999999 @@\n" + strings.Repeat(" a\n-b\n+c\n\n", size/10)},
+		{"empty lines", "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n" + strings.Repeat("\n", size)},
+		{"fence openers", strings.Repeat("```\n", size/4)},
+		{"path lines", strings.Repeat("a/b.go\n", size/7)},
+		{"hunk headers", "--- a/x\n+++ b/x\n" + strings.Repeat("@@ -1 +1 @@\n-a\n", size/16)},
+		{"long line", "x.go\n```\n" + strings.Repeat("y", size) + "\n```\n"},
+		{"search markers", "x.go\n" + strings.Repeat("<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", size/48)},
+		{"file headers", strings.Repeat("--- a/x\n+++ b/x\n", size/16)},
+		{"unclosed search", "x.go\n<<<<<<< SEARCH\n" + strings.Repeat("a\n", size/2)},
 	}
-	for name, answer := range shapes {
-		t.Run(name, func(t *testing.T) {
-			Parse(answer)
+	for _, sh := range shapes {
+		t.Run(sh.name, func(t *testing.T) {
+			Parse(sh.answer)
 		})
 	}
 }

@@ -75,7 +75,7 @@ func (w *applier) mismatchRejection(path string, cur []oline, m *matcher, old []
 	if score == 0 {
 		if stated < 1 || stated > n {
 			return newRejection(CodeContextMismatch, path,
-				fmt.Sprintf("%s: %s does not match the file: none of its %d unchanged or removed lines is in it", path, what, len(old)), advice)
+				fmt.Sprintf("%s: %s does not match the file, which has no lines like its %d unchanged or removed lines", path, what, len(old)), advice)
 		}
 		start = stated - 1
 	}

@@ -127,7 +127,7 @@ func TestRejectContextMismatchCases(t *testing.T) {
 		{"search a missing file", "n.txt\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", []Input{missing("n.txt")}, "n.txt",
 			[]string{"does not exist"}},
 		{"no line in common", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n-q\n+r\n", []Input{file("n.txt", "a\n")}, "n.txt",
-			[]string{"none of its 1 unchanged or removed lines is in it"}},
+			[]string{"no lines like its 1 unchanged or removed lines"}},
 		{"no fuzz: a context line too many", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n a\n-b\n+B\n c\n d\n", []Input{file("n.txt", "a\nb\nc\n")}, "n.txt",
 			[]string{"answer line 8", "where the file has ended"}},
 		{"hunks out of order", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n-c\n+C\n@@ @@\n-a\n+A\n", []Input{file("n.txt", "a\nb\nc\n")}, "n.txt",
@@ -293,5 +293,37 @@ func TestApplyBadInput(t *testing.T) {
 	a, _ := Parse("--- a/n.txt\n+++ b/n.txt\n@@ @@\n-a\n+b\n")
 	if _, rej := Apply(context.Background(), a, nil, Options{}); rej == nil || rej.Code != CodeMalformed {
 		t.Errorf("no files: %v", rej)
+	}
+}
+
+// TestApplyRepetitive: files made of one line repeated thousands of times
+// are answered in bounded time: ambiguous, or a mismatch.
+func TestApplyRepetitive(t *testing.T) {
+	n := 100000
+	if raceEnabled {
+		n = 20000
+	}
+	same := strings.Repeat("a\n", n)
+	runs := strings.Repeat(strings.Repeat("a\n", 99)+"b\n", n/100)
+	tests := []struct {
+		name   string
+		answer string
+		text   string
+		code   Code
+	}{
+		{"everywhere", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n" + strings.Repeat(" a\n", 500) + "-a\n+c\n", same, CodeAmbiguousMatch},
+		{"nowhere, late", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n" + strings.Repeat(" a\n", 150) + "-a\n+c\n", runs, CodeContextMismatch},
+		{"markers only", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n" + strings.Repeat(" [REDACTED:x]\n", 50) + "-[REDACTED:y]\n+c\n", runs, CodeAmbiguousMatch},
+		{"markers and a line", "--- a/n.txt\n+++ b/n.txt\n@@ @@\n" + strings.Repeat(" [REDACTED:x]\n", 50) + "-b\n+c\n b\n", runs, CodeContextMismatch},
+		{"block", "n.txt\n<<<<<<< SEARCH\n" + strings.Repeat("a\n", 300) + "=======\nc\n>>>>>>> REPLACE\n", same, CodeAmbiguousMatch},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, rej := parseApply(t, tc.answer, file("n.txt", tc.text))
+			if rej == nil || rej.Code != tc.code {
+				t.Fatalf("got %v, want %s", rej, tc.code)
+			}
+			checkShape(t, rej)
+		})
 	}
 }
