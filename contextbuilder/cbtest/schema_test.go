@@ -178,6 +178,8 @@ func TestSchemasCompile(t *testing.T) {
 		"budget_result.schema.json",
 		"build_request.schema.json",
 		"build_result.schema.json",
+		"check_change_args.schema.json",
+		"check_change_result.schema.json",
 		"cli_refusal.schema.json",
 		"config.schema.json",
 		"context_artifact.schema.json",
