@@ -274,20 +274,30 @@ func (w *Workspace) check(ctx context.Context, rootReal, answer string, ref *bun
 	}
 	deny := w.denyRules()
 	checker := ignore.NewChecker(rootReal)
-	for i, rel := range rels {
+	for _, rel := range rels {
 		if rej := neverSend(checker, deny, rel); rej != nil {
 			return rejected(ans.Format, listed, rej), nil
 		}
-		_ = i
 	}
+	// A file that exists but cannot be changed (not a regular file, not
+	// UTF-8 text) is a CHANGE_CONTEXT_MISMATCH, which comes after the
+	// bundle's checks; a link out of the root found while reading is
+	// CHANGE_OUTSIDE_SANDBOX, which comes before them.
 	srcs := make([]*sourceFile, len(rels))
+	var unreadable *change.Rejection
 	for i, rel := range rels {
 		sf, rej := w.readChangeFile(rootReal, rel, opts.Documents)
-		if rej != nil {
+		switch {
+		case rej != nil && rej.Code == change.CodeOutsideSandbox:
 			return rejected(ans.Format, listed, rej), nil
+		case rej != nil:
+			if unreadable == nil {
+				unreadable = rej
+			}
+			sf = &sourceFile{rel: rel, exists: true}
 		}
 		srcs[i] = sf
-		if sf.exists {
+		if sf.exists && sf.sha != "" {
 			listed[i].SHA256Before = &sf.sha
 		}
 	}
@@ -302,6 +312,9 @@ func (w *Workspace) check(ctx context.Context, rootReal, answer string, ref *bun
 				return rejected(ans.Format, listed, rej), nil
 			}
 		}
+	}
+	if unreadable != nil {
+		return rejected(ans.Format, listed, unreadable), nil
 	}
 	inputs := make([]change.Input, len(srcs))
 	for i, sf := range srcs {
@@ -516,6 +529,8 @@ func (b *bundleRef) fresh(sf *sourceFile) *change.Rejection {
 		switch {
 		case !sf.exists:
 			return staleRejection(sf.rel, b.id, "it has been deleted since")
+		case sf.sha == "":
+			return staleRejection(sf.rel, b.id, "it is no longer a regular UTF-8 text file")
 		case sf.sha != want:
 			return staleRejection(sf.rel, b.id, "its sha256 is "+sf.sha+", the bundle's manifest recorded "+want)
 		}
