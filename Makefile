@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance fuzz lint dist dist-check
+.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance bench-change fuzz lint dist dist-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,12 +44,13 @@ run: build ## build, then run ctxd's main job on the example workspace: ctxd bui
 	  --format summary --cache-dir off
 	./$(BIN) verify --root $(EXAMPLE)
 
-bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then bench-index, secrets and relevance
+bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then bench-index, secrets, relevance and check-change
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 	$(MAKE) bench-index
 	$(MAKE) secrets-bench
 	$(MAKE) secrets-conformance
 	$(MAKE) bench-relevance
+	$(MAKE) bench-change
 
 SYNTH_FILES ?= 100000
 SYNTH_SEED  ?= 1
@@ -81,6 +82,14 @@ secrets-conformance: ## every gitleaks $(GITLEAKS_VERSION) generator sample thro
 
 bench-relevance: build ## relevance of ctxd bundles vs go/types (GOROOT/src) and the TypeScript checker (rxjs src/), with a same-directory baseline; RELBENCH_FLAGS=-v lists every target
 	$(GO) run ./tools/relbench -ctxd $(BIN) $(RELBENCH_FLAGS)
+
+# Answers made from the changes between consecutive releases of Go modules (module proxy) and
+# npm packages (registry), in every format plus invalid ones of each rejection kind, through
+# ctxd check-change --json --write in a scratch copy of the old release. Downloads are cached in
+# $XDG_CACHE_HOME/ctxd-changebench (a temp dir without XDG_CACHE_HOME). CHANGEBENCH_FLAGS go to
+# the tool: -strict fails on a missed goal, -md FILE also writes the tables, -dump DIR the answers.
+bench-change: build ## check-change on answers from real release-to-release changes (Go, TS/JS): valid ones applied byte-exactly, invalid ones rejected with their code, 0 bytes changed
+	$(GO) run ./tools/changebench -ctxd $(BIN) $(CHANGEBENCH_FLAGS)
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \
