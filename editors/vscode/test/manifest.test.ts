@@ -45,6 +45,7 @@ describe("package.json", () => {
     assert.equal(props["ctxd.change.provider"].default, "vscode-lm");
     assert.deepEqual([props["ctxd.change.maxRetries"].minimum, props["ctxd.change.maxRetries"].maximum, props["ctxd.change.maxRetries"].default], [0, 5, 2]);
     assert.equal(props["ctxd.change.maxOutputTokens"].default, 4096);
+    assert.equal(props["ctxd.change.baseUrl"].scope, "application", "the key's destination is a user setting: a workspace cannot redirect it");
     assert.ok(!Object.keys(props).some((k) => /key|secret|token$/i.test(k) && !/Tokens$/.test(k)), "no setting holds a key");
   });
   it("contributes and documents every setting", () => {
