@@ -178,6 +178,13 @@ func (w *applier) wholeFile(st *fileState, fc *FileChange, in Input) *Rejection 
 		return t == lines[j] || (pats[j] != nil && globMatch(pats[j], t))
 	}
 	match := diffMatch(len(ft.lines), len(lines), eq)
+	// A placeholder the file does not have stands for code the model
+	// left out: the file would lose it.
+	for j, l := range lines {
+		if match[j] < 0 && isElision(l) {
+			return elidedRejection(st.path, j+1, l)
+		}
+	}
 	st.after = make([]oline, len(lines))
 	for j, l := range lines {
 		if i := match[j]; i >= 0 {
