@@ -153,7 +153,7 @@ export const RefusalExplanations: Readonly<Record<string, RefusalExplanation>> =
   "CHANGE_MALFORMED": {
     summary: "the model's answer holds no change ctxd can read",
     paragraphs: [
-      "ctxd found no change in the answer, or one it cannot read safely: no unified diff, no SEARCH/REPLACE block after a path line, no whole file in a fenced block after its path; formats mixed in one answer; a rename; one file written twice under different paths. Prose around a change is ignored, so a model that only explained what to do gives this.",
+      "ctxd found no change in the answer, or one it cannot read safely: no unified diff, no SEARCH/REPLACE block after a path line, no whole file in a fenced block after its path; formats mixed in one answer; a rename; one file written twice under different paths; a whole file that leaves code out behind a placeholder such as \"// ... existing code ...\", which would delete that code. Prose around a change is ignored, so a model that only explained what to do gives this.",
       "What to do: ask again; the rejection's error_context tells the model which formats ctxd reads. Over LSP, MCP and the CLI, pass it as last_error of the next build; the editors' change commands retry by themselves.",
     ],
   },
