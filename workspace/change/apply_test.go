@@ -349,6 +349,12 @@ func TestApplySearchReplace(t *testing.T) {
 			want:   []fileResult{{"p.go", ActionModify, goF10}},
 		},
 		{
+			name:   "the path in the fence's info string",
+			answer: "Change f:\n```go p.go\n" + block + "```\n",
+			files:  []Input{file("p.go", goSrc)},
+			want:   []fileResult{{"p.go", ActionModify, goF10}},
+		},
+		{
 			name:   "unfenced",
 			answer: "p.go\n" + block,
 			files:  []Input{file("p.go", goSrc)},

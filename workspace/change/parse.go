@@ -258,6 +258,11 @@ func (p *parser) fenced(f *fence) int {
 		f.path = infoPath(f.info)
 	}
 	changes, savedPath := p.changes, p.lastPath
+	if pathAt < 0 && f.path != "" {
+		// A path in the info string (```python src/m.py) names the file
+		// of the SEARCH/REPLACE blocks inside, as a path line would.
+		p.lastPath = f.path
+	}
 	end := p.scan(f.at+1, f)
 	if p.rej != nil || p.changes != changes {
 		return end
