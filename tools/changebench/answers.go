@@ -389,11 +389,17 @@ func syntaxChecked(path string) bool {
 // end of the file, at top level, when the file ends in a newline and the
 // last hunk leaves its last three lines alone. ok is false when neither
 // can be done. what describes the broken line.
-func breakSyntax(hunks []hunk, path string, old []byte) (out []hunk, what string, ok bool) {
+func breakSyntax(hunks []hunk, path string, old, nw []byte) (out []hunk, what string, ok bool) {
 	out = cloneHunks(hunks)
+	inside := spanned(nw, path)
 	for hi := range out {
+		line := out[hi].newStart // the new file's 1-based line of the hunk's next ' ' or '+' line
 		for li, l := range out[hi].lines {
-			if l[0] != '+' || !codeLine(l[1:], path) {
+			n := line
+			if l[0] != '-' && l[0] != '\\' {
+				line++
+			}
+			if l[0] != '+' || !codeLine(l[1:], path) || n-1 < len(inside) && inside[n-1] {
 				continue
 			}
 			body := strings.TrimSuffix(l, "\r")
@@ -421,6 +427,63 @@ func breakSyntax(hunks []hunk, path string, old []byte) (out []hunk, what string
 	}
 	h.lines = append(h.lines, "+((("+cr)
 	return append(out, h), "a hunk added that appends the line \"(((\" to the file", true
+}
+
+// spanned marks the lines of text that a multi-line string or comment
+// starts before or goes on after (a Python docstring, a Go raw string, a
+// JavaScript template literal, a /* */ comment): text appended to such a
+// line may land inside the string or comment, where it breaks nothing.
+// The scan is lexical and rough (no escapes inside triple quotes, no
+// regular expressions); a line it is unsure about is marked.
+func spanned(text []byte, path string) []bool {
+	python := strings.HasSuffix(path, ".py")
+	lines := strings.Split(string(text), "\n")
+	out := make([]bool, len(lines))
+	open := "" // the delimiter that closes the region the scan is in
+	for i, l := range lines {
+		startedInside := open != ""
+		for j := 0; j < len(l); {
+			rest := l[j:]
+			if open != "" {
+				k := strings.Index(rest, open)
+				if k < 0 {
+					j = len(l)
+					continue
+				}
+				j += k + len(open)
+				open = ""
+				continue
+			}
+			switch {
+			case python && (strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, "'''")):
+				open = rest[:3]
+				j += 3
+			case python && rest[0] == '#', !python && strings.HasPrefix(rest, "//"):
+				j = len(l)
+			case !python && strings.HasPrefix(rest, "/*"):
+				open = "*/"
+				j += 2
+			case !python && rest[0] == '`':
+				open = "`"
+				j++
+			case rest[0] == '"' || rest[0] == '\'':
+				// A one-line string: skip to its end (escapes honoured).
+				q := rest[0]
+				k := 1
+				for k < len(rest) && rest[k] != q {
+					if rest[k] == '\\' {
+						k++
+					}
+					k++
+				}
+				j += k + 1
+			default:
+				j++
+			}
+		}
+		out[i] = startedInside || open != ""
+	}
+	return out
 }
 
 // codeLine reports whether appending to line surely stays outside comments

@@ -202,18 +202,18 @@ func TestMutations(t *testing.T) {
 		t.Error("alterBlocks found no word")
 	}
 
-	broken, _, ok := breakSyntax(hunks, "x.go", []byte(oldText))
+	broken, _, ok := breakSyntax(hunks, "x.go", []byte(oldText), nil)
 	if !ok || broken[0].lines[4] != "+\tfmt.Println(\"A\") (((" {
 		t.Errorf("breakSyntax: %v %q", ok, broken[0].lines)
 	}
 	commentOnly := []hunk{{oldStart: 1, oldCount: 1, newStart: 1, newCount: 2, lines: []string{" x", "+// a comment", "+s := `raw"}}}
-	if _, _, ok := breakSyntax(commentOnly, "x.go", []byte("x\n")); ok {
+	if _, _, ok := breakSyntax(commentOnly, "x.go", []byte("x\n"), nil); ok {
 		t.Error("breakSyntax broke a comment or a raw string")
 	}
 	// A change of comments only: a hunk appends "(((" at the end.
 	file := "package p\n\n// A does.\nfunc A() {}\n\nfunc B() {}\n\nfunc C() {}\n"
 	comments := []hunk{{oldStart: 3, oldCount: 2, newStart: 3, newCount: 2, lines: []string{"-// A does.", "+// A does it.", " func A() {}"}}}
-	eof, what, ok := breakSyntax(comments, "x.go", []byte(file))
+	eof, what, ok := breakSyntax(comments, "x.go", []byte(file), nil)
 	if !ok || len(eof) != 2 || !strings.Contains(what, "appends") {
 		t.Fatalf("breakSyntax at the end: %v %q %+v", ok, what, eof)
 	}
@@ -321,5 +321,26 @@ func TestParsePkg(t *testing.T) {
 		if _, err := parsePkg(s); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestSpanned: lines a multi-line string or comment crosses are marked,
+// so that the syntax-breaking answer never appends to a docstring.
+func TestSpanned(t *testing.T) {
+	py := "def f():\n    \"\"\"Say it.\n\n    More words.\n    \"\"\"\n    return 'x'  # \"\"\" not a docstring\n"
+	if got, want := spanned([]byte(py), "m.py"), []bool{false, true, true, true, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("python: %v, want %v", got, want)
+	}
+	goSrc := "var s = `a\nb`\n/* c\nd */ x := 1\ny := \"/*\"\n"
+	if got, want := spanned([]byte(goSrc), "m.go"), []bool{true, true, true, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("go: %v, want %v", got, want)
+	}
+	// A hunk whose first added line is inside a docstring breaks the next
+	// code line instead.
+	nw := "def f():\n    \"\"\"Doc line\n    \"\"\"\n    return 1\n"
+	hunks := []hunk{{oldStart: 1, oldCount: 1, newStart: 1, newCount: 4, lines: []string{" def f():", "+    \"\"\"Doc line", "+    \"\"\"", "+    return 1"}}}
+	broken, _, ok := breakSyntax(hunks, "m.py", []byte("def f():\n"), []byte(nw))
+	if !ok || broken[0].lines[3] != "+    return 1 (((" || broken[0].lines[1] != "+    \"\"\"Doc line" {
+		t.Errorf("broken %q, ok %v", broken[0].lines, ok)
 	}
 }

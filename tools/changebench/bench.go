@@ -262,7 +262,7 @@ func (b *bench) invalidAnswers(s *sample, w *workspace) []answer {
 		b.skip("CHANGE_AMBIGUOUS_MATCH", "every line of the file is unique")
 	}
 	if syntaxChecked(s.path) {
-		if h, what, ok := breakSyntax(s.hunks, s.path, s.old); ok {
+		if h, what, ok := breakSyntax(s.hunks, s.path, s.old, s.new); ok {
 			add("CHANGE_SYNTAX_ERROR", what, renderUnified(s.path, h, headersExact), nil)
 		} else {
 			b.skip("CHANGE_SYNTAX_ERROR", "no added line that is surely code, and the end of the file is in a hunk")

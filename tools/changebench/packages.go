@@ -40,7 +40,7 @@ var defaultPackages = []string{
 
 // pkgSpec is one (package, old version, new version).
 type pkgSpec struct {
-	kind     string // "go" or "npm"
+	kind     string // "go", "npm" or "dir"
 	name     string
 	old, new string
 }
@@ -48,11 +48,13 @@ type pkgSpec struct {
 func (p pkgSpec) String() string { return p.name + "@" + p.old + ".." + p.new }
 
 // parsePkg reads "go:NAME@OLD..NEW" or "npm:NAME@OLD..NEW" (an npm scope's
-// leading @ is part of the name).
+// leading @ is part of the name), or "dir:NAME@OLDDIR..NEWDIR": two
+// releases already on the machine, such as two Python standard libraries
+// (pyenv's and Debian's), which need no download.
 func parsePkg(s string) (pkgSpec, error) {
 	kind, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
-	if !ok || (kind != "go" && kind != "npm") {
-		return pkgSpec{}, fmt.Errorf("%q: want go:NAME@OLD..NEW or npm:NAME@OLD..NEW", s)
+	if !ok || (kind != "go" && kind != "npm" && kind != "dir") {
+		return pkgSpec{}, fmt.Errorf("%q: want go:NAME@OLD..NEW, npm:NAME@OLD..NEW or dir:NAME@OLDDIR..NEWDIR", s)
 	}
 	at := strings.LastIndexByte(rest, '@')
 	if at <= 0 {
@@ -68,7 +70,7 @@ func parsePkg(s string) (pkgSpec, error) {
 // fetchRelease returns a writable directory holding the release's files,
 // under cache (reused when already there).
 func fetchRelease(cache string, p pkgSpec, version string) (string, error) {
-	slug := strings.NewReplacer("/", "_", "@", "").Replace(p.name) + "@" + version
+	slug := strings.NewReplacer("/", "_", "@", "").Replace(p.name) + "@" + strings.ReplaceAll(version, "/", "_")
 	dir := filepath.Join(cache, p.kind, slug)
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return filepath.Join(dir, "tree"), nil
@@ -86,6 +88,8 @@ func fetchRelease(cache string, p pkgSpec, version string) (string, error) {
 		err = fetchGo(dir, tree, p.name, version)
 	case "npm":
 		err = fetchNPM(dir, tree, p.name, version)
+	case "dir":
+		err = copyTree(version, tree)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s@%s: %w", p.name, version, err)
