@@ -28,7 +28,7 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 		return nil
 	}
 	after := join(st.after, false)
-	errs, err := syntax.SyntaxErrors(ctx, lang, after, maxSyntaxErrors)
+	errs, err := syntaxErrors(ctx, lang, after)
 	if err != nil {
 		// nil for a language without a grammar: nothing to check.
 		return syntaxFailure(ctx, st.path, err)
@@ -43,7 +43,7 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 		if st.before.bom {
 			body = body[len(bom):]
 		}
-		beforeErrs, err = syntax.SyntaxErrors(ctx, lang, body, maxSyntaxErrors)
+		beforeErrs, err = syntaxErrors(ctx, lang, body)
 		if err != nil {
 			return syntaxFailure(ctx, st.path, err)
 		}
@@ -54,8 +54,11 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 		return nil
 	}
 	what := "text the parser cannot read"
-	if e.Missing {
+	switch {
+	case e.Missing:
 		what = fmt.Sprintf("a missing %q", e.Kind)
+	case strings.HasPrefix(e.Kind, indentKind):
+		what = strings.TrimPrefix(e.Kind, indentKind) + " (Python's indentation)"
 	}
 	line := int(e.Line)
 	text := ""
@@ -66,6 +69,19 @@ func (w *applier) syntaxCheck(ctx context.Context, st *fileState) *Rejection {
 	return newRejection(CodeSyntaxError, st.path,
 		fmt.Sprintf("%s:%d:%d: the change leaves a syntax error: %s.%s", st.path, line+1, e.Column+1, what, text),
 		"Fix the syntax at that place (close brackets and strings, complete the statement) and send the change again.")
+}
+
+// syntaxErrors are tree-sitter's errors of src and, for Python, the
+// indentation errors CPython's tokenizer raises, in document order (at
+// most maxSyntaxErrors).
+func syntaxErrors(ctx context.Context, lang syntax.Language, src []byte) ([]syntax.ErrorPos, error) {
+	errs, err := syntax.SyntaxErrors(ctx, lang, src, maxSyntaxErrors)
+	if err != nil || lang != syntax.Python {
+		return errs, err
+	}
+	errs = append(errs, pythonIndentErrors(src, maxSyntaxErrors)...)
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Offset < errs[j].Offset })
+	return errs[:min(len(errs), maxSyntaxErrors)], nil
 }
 
 // syntaxFailure is the rejection for a parse that did not complete: none
