@@ -5,19 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxd/ctxd/contextbuilder/secrets"
-	"github.com/ctxd/ctxd/workspace/store"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/contextbuilder"
+	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/ignore"
 	"github.com/ctxd/ctxd/workspace/change"
@@ -552,90 +549,6 @@ func staleRejection(rel, id, why string) *change.Rejection {
 	}
 }
 
-// findBundle loads the manifest of a recorded bundle: the audit trail
-// maps a bundle id to its context artifact; the ledger names the thread
-// turn that produced it, when there is one.
-func (w *Workspace) findBundle(id string) (*bundleRef, error) {
-	if err := w.state(); err != nil {
-		return nil, stateRefusal(err)
-	}
-	sha, err := auditBundleArtifact(filepath.Join(w.store.Dir(), "audit.jsonl"), id)
-	if err != nil {
-		return nil, fmt.Errorf("finding bundle %s: %w", id, err)
-	}
-	if sha == "" {
-		return nil, invalidRequest("field \"bundle_id\": no bundle %q is recorded for this workspace folder; build the context first, or check the answer without a bundle id", id)
-	}
-	data, err := w.store.Get(store.KindContext, sha)
-	if err != nil {
-		return nil, fmt.Errorf("reading the artifact of bundle %s: %w", id, err)
-	}
-	art, err := decodeContextArtifact(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the artifact of bundle %s: %w", id, err)
-	}
-	ref := &bundleRef{id: id, manifest: art.Manifest}
-	if art.ThreadID != "" {
-		evs, err := w.ledger.Events()
-		if err != nil {
-			return nil, fmt.Errorf("reading the ledger: %w", err)
-		}
-		ref.threadID, ref.turnID = decisionTurn(evs, id)
-	}
-	return ref, nil
-}
-
-// recordCheck records the answer and its verdict: as the EXECUTION of the
-// argument's turn, else of the bundle's turn; always as an audit event
-// (counts and codes, never the answer). A turn named by the argument
-// that cannot be recorded is an error; the bundle's own turn is recorded
-// at best effort.
-func (w *Workspace) recordCheck(ctx context.Context, a *CheckChangeArgs, ref *bundleRef, res *CheckChangeResult) (*Recorded, error) {
-	check := &ledger.ChangeCheck{Status: string(res.Status), Format: string(res.Format), BundleID: res.BundleID, Files: make([]ledger.ChangedFile, len(res.Files))}
-	for i, f := range res.Files {
-		cf := ledger.ChangedFile{Path: f.Path, Action: string(f.Action)}
-		if f.SHA256Before != nil {
-			cf.SHA256Before = *f.SHA256Before
-		}
-		if f.SHA256After != nil {
-			cf.SHA256After = *f.SHA256After
-		}
-		check.Files[i] = cf
-	}
-	if res.Failure != nil {
-		check.Code = string(res.Failure.Code)
-	}
-	thread, turn, explicit := a.ThreadID, a.TurnID, a.ThreadID != ""
-	if !explicit && ref != nil {
-		thread, turn = ref.threadID, ref.turnID
-	}
-	var rec *Recorded
-	if thread != "" {
-		r, err := w.recordExecution(ctx, Execution{ThreadID: thread, TurnID: turn, Output: a.Answer}, check)
-		if err != nil && explicit {
-			return nil, err
-		}
-		rec = r
-	}
-	if w.state() == nil && w.audit != nil {
-		data := map[string]any{"status": res.Status, "format": res.Format, "files": len(res.Files), "answer_digest": digest([]byte(a.Answer))}
-		if res.BundleID != "" {
-			data["bundle_id"] = res.BundleID
-		}
-		if res.Failure != nil {
-			data["code"] = res.Failure.Code
-		}
-		if res.Written {
-			data["written"] = true
-		}
-		if rec != nil {
-			data["event_digest"] = rec.EventDigest
-		}
-		_ = w.audit.Append(ledger.AuditChangeChecked, data) // a broken trail shows in verify
-	}
-	return rec, nil
-}
-
 // workspaceEdit is the accepted change as an LSP WorkspaceEdit: per file a
 // create or delete and the text edits, in the client's positions of the
 // text before the change.
@@ -662,169 +575,11 @@ func workspaceEdit(rootReal, root string, files []checkedFile, pos Positions) *W
 	return we
 }
 
-// defaultRedactor is the built-in secret rules.
-func defaultRedactor() contextbuilder.Redactor { return secrets.Default() }
-
-// auditBundleArtifact finds a bundle's context artifact in the audit trail.
-func auditBundleArtifact(path, id string) (string, error) {
-	return ledger.FindBundleArtifact(path, id)
-}
-
-// decodeContextArtifact reads the members of a context artifact a check
-// needs: the manifest and the thread.
-func decodeContextArtifact(data []byte) (*contextArtifact, error) {
-	var a struct {
-		Manifest *contextbuilder.Manifest `json:"manifest"`
-		ThreadID string                   `json:"thread_id"`
-	}
-	if err := json.Unmarshal(data, &a); err != nil {
-		return nil, err
-	}
-	if a.Manifest == nil {
-		return nil, errors.New("the artifact has no manifest")
-	}
-	return &contextArtifact{Manifest: a.Manifest, ThreadID: a.ThreadID}, nil
-}
-
-// decisionTurn finds the thread turn whose ALLOW DECISION produced the
-// bundle; "" when no DECISION names it.
-func decisionTurn(evs []ledger.Event, bundleID string) (thread, turn string) {
-	for i := len(evs) - 1; i >= 0; i-- {
-		ev := evs[i]
-		if ev.Kind != ledger.KindDecision || !strings.Contains(string(ev.Payload), bundleID) {
-			continue
-		}
-		var p struct {
-			Bundle *ledger.BundleRef `json:"bundle"`
-		}
-		if json.Unmarshal(ev.Payload, &p) == nil && p.Bundle != nil && p.Bundle.BundleID == bundleID {
-			return ev.ThreadID, ev.TurnID
-		}
-	}
-	return "", ""
-}
-
-// writeChange writes an accepted change to disk. Every file is read again
-// first: one that changed since the check (an editor saved it, another
-// tool wrote it) rejects the whole change as CHANGE_STALE, and nothing is
-// written. Then each new text goes to a temporary file beside its target,
-// synced, and all are renamed over their targets (a file keeps its mode;
-// a new file is 0644); deletions come last. A failure before the renames
-// removes the temporary files and writes nothing.
-func writeChange(rootReal string, files []checkedFile, res *CheckChangeResult) *change.Rejection {
-	for _, f := range files {
-		data, _, err := index.ReadInRoot(rootReal, f.src.rel, MaxChangeFile, true)
-		exists := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return writeRejection(f.src.rel, err)
-		}
-		if exists != f.src.exists || exists && digest(data) != f.src.sha {
-			return staleWrite(f.src.rel)
-		}
-	}
-	root, err := os.OpenRoot(rootReal)
-	if err != nil {
-		return writeRejection("", err)
-	}
-	defer root.Close()
-	type pending struct{ tmp, rel string }
-	var done []pending
-	cleanup := func() {
-		for _, p := range done {
-			_ = root.Remove(p.tmp)
-		}
-	}
-	for i, f := range files {
-		if f.out.Action == change.ActionDelete {
-			continue
-		}
-		rel := filepath.FromSlash(f.src.rel)
-		mode := f.src.mode
-		if !f.src.exists || mode == 0 {
-			mode = 0o644
-		}
-		if dir := filepath.Dir(rel); dir != "." {
-			if err := root.MkdirAll(dir, 0o755); err != nil {
-				cleanup()
-				return writeRejection(f.src.rel, err)
-			}
-		}
-		tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.ctxd-%d-%d.tmp", filepath.Base(rel), os.Getpid(), i))
-		if err := writeTempIn(root, tmp, f.out.After, mode); err != nil {
-			_ = root.Remove(tmp)
-			cleanup()
-			return writeRejection(f.src.rel, err)
-		}
-		done = append(done, pending{tmp: tmp, rel: rel})
-	}
-	for _, p := range done {
-		if err := root.Rename(p.tmp, p.rel); err != nil {
-			cleanup()
-			return writeRejection(filepath.ToSlash(p.rel), err)
-		}
-	}
-	for _, f := range files {
-		if f.out.Action == change.ActionDelete {
-			if err := root.Remove(filepath.FromSlash(f.src.rel)); err != nil {
-				return writeRejection(f.src.rel, err)
-			}
-		}
-	}
-	return nil
-}
-
-// writeTempIn writes data to a new file of root, synced, with mode (the
-// umask does not narrow it: the target's mode is kept exactly).
-func writeTempIn(root *os.Root, name string, data []byte, mode fs.FileMode) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// staleWrite rejects a write whose file changed between the check and the
-// write.
-func staleWrite(rel string) *change.Rejection {
-	return &change.Rejection{
-		Code:    change.CodeStale,
-		Message: fmt.Sprintf("%s changed on disk after the answer was checked; nothing was written", rel),
-		Advice:  "check the answer again (or build the context again): the file is not the one the change was checked against",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s changed while your change was being applied; make the change again against its current content.",
-			change.CodeStale, rel), Path: rel},
-	}
-}
-
-// writeRejection reports a write that failed; nothing of the change is
-// kept. The code is CHANGE_STALE: the files are not as they were checked
-// to be, or cannot be made so.
-func writeRejection(rel string, err error) *change.Rejection {
-	what := "the change"
-	if rel != "" {
-		what = rel
-	}
-	return &change.Rejection{
-		Code:         change.CodeStale,
-		Message:      fmt.Sprintf("writing %s failed (%v); nothing was written", what, err),
-		Advice:       "fix the file's permissions or free disk space, then check the answer again with --write",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s could not be written.", change.CodeStale, what), Path: rel},
-	}
-}
-
 // invalidRequest is an invalid argument of a check, as the CLI's exit code
 // 2 and the LSP's InvalidParams expect it.
 func invalidRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", contextbuilder.ErrInvalidRequest, fmt.Sprintf(format, args...))
 }
+
+// defaultRedactor is the built-in secret rules.
+func defaultRedactor() contextbuilder.Redactor { return secrets.Default() }

@@ -12,7 +12,10 @@
 // bundle as an artifact, an audit event and, for a thread, INTENT and
 // DECISION events). [Workspace.RenderPrompt] turns a bundle into a
 // provider-ready prompt, [Workspace.RecordExecution] records a model's
-// output as an EXECUTION event.
+// output as an EXECUTION event, and [Workspace.CheckChange] checks a
+// model's answer as a change (package change does the checking) against
+// the files it touches or the bundle it answered, writes it on request
+// and records the verdict.
 //
 // Failures of the configuration, policy, thread references and prompt
 // assembly are returned as *contextbuilder.Refusal with the seeds' reason
