@@ -205,7 +205,7 @@ func (p *parser) scan(i int, f *fence) int {
 			p.consumed = i
 		case isReplace(l):
 			p.fail(malformed("", i+1, "a >>>>>>> REPLACE marker without its <<<<<<< SEARCH",
-				"Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."))
+				blockAdvice))
 			return len(p.lines)
 		default:
 			if f == nil {
@@ -856,6 +856,9 @@ func cleanPath(p string) string {
 	return p
 }
 
+// blockAdvice is the advice of every malformed SEARCH/REPLACE block.
+const blockAdvice = "Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."
+
 // searchReplace reads the SEARCH/REPLACE block whose marker is line i and
 // returns the index after it. Fences inside a block are its text.
 func (p *parser) searchReplace(i int, f *fence) int {
@@ -875,14 +878,14 @@ func (p *parser) searchReplace(i int, f *fence) int {
 		}
 		if isSearch(l) || isReplace(l) {
 			p.fail(malformed(path, j+1, "a SEARCH/REPLACE block without its ======= line",
-				"Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."))
+				blockAdvice))
 			return len(p.lines)
 		}
 		b.search = append(b.search, l)
 	}
 	if j >= len(p.lines) {
 		p.fail(malformed(path, at, "a SEARCH/REPLACE block without its ======= and >>>>>>> REPLACE lines",
-			"Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."))
+			blockAdvice))
 		return len(p.lines)
 	}
 	b.divider = j + 1
@@ -893,14 +896,14 @@ func (p *parser) searchReplace(i int, f *fence) int {
 		}
 		if isSearch(l) {
 			p.fail(malformed(path, j+1, "a SEARCH/REPLACE block without its >>>>>>> REPLACE line",
-				"Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."))
+				blockAdvice))
 			return len(p.lines)
 		}
 		b.replace = append(b.replace, l)
 	}
 	if j >= len(p.lines) {
 		p.fail(malformed(path, at, "a SEARCH/REPLACE block without its >>>>>>> REPLACE line",
-			"Write each block as <<<<<<< SEARCH, the old lines, =======, the new lines, >>>>>>> REPLACE."))
+			blockAdvice))
 		return len(p.lines)
 	}
 	fc := p.file(path, ActionModify, FormatSearchReplace, at)
