@@ -1718,6 +1718,44 @@ local function main()
     eq(nil, ctxd.change_state(), "nothing runs")
   end)
 
+  local extra_path = "internal/store/extra.go"
+  change_test("CtxdChange: a new file rejected as CHANGE_NOT_IN_BUNDLE is named in plan_step.new_files on the retry", function()
+    local creation = "A new file:\n\n```diff\n--- /dev/null\n+++ b/" .. extra_path .. "\n@@ -0,0 +1,4 @@\n"
+      .. "+package store\n+\n+// Extra is new.\n+func Extra() int { return 1 }\n```\n"
+    return { answers = { creation, creation } }
+  end, nil, function(server)
+    local st = start_change({ intent = "Add a function Extra in a new file", bufnr = store_buf, ui = true })
+    local state = wait_preview(st)
+    eq(2, state.attempt, "accepted at the second attempt")
+    eq({ extra_path }, state.files, "files of the preview")
+    local log = ctxd.change_log()
+    local f1 = log.attempts[1].failure
+    eq("CHANGE_NOT_IN_BUNDLE", f1 and f1.code, "the first verdict: " .. vim.inspect(log.attempts[1]))
+    local created = false
+    for _, f in ipairs(log.attempts[1].files or {}) do
+      created = created or (f.action == "create" and f.path == extra_path)
+    end
+    ok(created, "the rejection's files name the creation: " .. vim.inspect(log.attempts[1].files))
+    eq(nil, log.attempts[1].request.plan_step, "no plan_step at first")
+    eq({ id = "change", text = "Add a function Extra in a new file", new_files = { extra_path } },
+      log.attempts[2].request.plan_step, "the retry's plan_step")
+    eq(f1.error_context, log.attempts[2].last_error, "the retry's last_error is still the error_context")
+    eq("accepted", log.attempts[2].status, "the second verdict")
+    local reqs = server.requests()
+    eq(2, #reqs, "two requests to the model")
+    local named = extra_path .. " (a new file: create it)"
+    ok(not messages_text(reqs[1]):find(named, 1, true), "the first prompt does not name the new file")
+    ok(messages_text(reqs[2]):find(named, 1, true), "the second prompt names the new file")
+    eq({ "package store", "", "// Extra is new.", "func Extra() int { return 1 }" },
+      vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(state.wins[2]), 0, -1, false), "after")
+    vim.api.nvim_set_current_win(state.wins[2])
+    vim.api.nvim_feedkeys("gr", "mx", false)
+    wait_done(st)
+    eq("rejected", st.result.status, "rejected")
+    eq(0, vim.fn.filereadable(ws .. "/" .. extra_path), "nothing is created")
+    eq(-1, vim.fn.bufnr(ws .. "/" .. extra_path), "no buffer for the new file")
+  end)
+
   change_test("CtxdChange: gr rejects, closing the preview rejects; the buffer is untouched", function()
     return { answers = { diff_of(store_buf, list_row, { new_comment }) } }
   end, nil, function()

@@ -6,7 +6,7 @@
 // session's commands, a ChatModel and a cancellation token, and shows what
 // it reports.
 
-import type { BuildRequest, CheckChangeArgs, CheckChangeResult, LastError, ModelRequest, PromptResult, Rejection } from "./contract.gen";
+import type { BuildRequest, CheckChangeArgs, CheckChangeResult, LastError, ModelRequest, PlanStep, PromptResult, Rejection } from "./contract.gen";
 import { isModelCancelled, type CancelToken, type ChatModel } from "./model";
 import { explainRefusal } from "./refusals.gen";
 import { code, escapeMarkdown, fence, formatCount } from "./render";
@@ -127,6 +127,7 @@ export function attemptRequest(
   threadId: string,
   attempt: number,
   lastError: LastError | undefined,
+  newFiles: readonly string[] = [],
 ): RenderPromptRequest {
   const req: RenderPromptRequest = {
     ...base,
@@ -143,7 +144,48 @@ export function attemptRequest(
   } else {
     delete req.last_error;
   }
+  if (newFiles.length > 0) {
+    req.plan_step = withNewFiles(base.plan_step, newFiles, intent.text);
+  }
   return req;
+}
+
+/** The plan step id of a change's step when the base request has none. */
+export const ChangePlanStepId = "change";
+
+/**
+ * A plan step that lets a bundle name files to create: the base step (or a
+ * new one with ChangePlanStepId and the intent as text) with the paths
+ * merged into new_files, without duplicates.
+ */
+export function withNewFiles(step: PlanStep | undefined, newFiles: readonly string[], text: string): PlanStep {
+  const out: PlanStep = step ? { ...step } : { id: ChangePlanStepId };
+  if (!out.id) out.id = ChangePlanStepId;
+  if (out.text === undefined || out.text === "") out.text = text;
+  const merged = [...(step?.new_files ?? [])];
+  for (const p of newFiles) {
+    if (p !== "" && !merged.includes(p)) merged.push(p);
+  }
+  out.new_files = merged;
+  return out;
+}
+
+/**
+ * The files a rejection asks to create outside the bundle: on
+ * CHANGE_NOT_IN_BUNDLE, the paths of the result's creations, unless the
+ * failure names a file of the result that is not a creation (a change to
+ * a file outside the bundle that new_files cannot admit). Empty otherwise.
+ */
+export function filesToCreate(check: CheckChangeResult): string[] {
+  const failure = check.failure;
+  if (failure?.code !== "CHANGE_NOT_IN_BUNDLE") return [];
+  const creates = check.files.filter((f) => f.action === "create" && f.path !== "").map((f) => f.path);
+  if (creates.length === 0) return [];
+  const named = failure.error_context.path;
+  if (named !== undefined && named !== "" && !creates.includes(named) && check.files.some((f) => f.action !== "create" && f.path === named)) {
+    return [];
+  }
+  return [...new Set(creates)];
 }
 
 /** One attempt of a run, as the loop reports it. */
@@ -219,12 +261,15 @@ export async function runChange(run: ChangeRun): Promise<ChangeOutcome> {
   const intent = { id: threadId, text: run.intent.trim() };
   const model = changeModel(run.request.model, run.model, run.maxOutputTokens);
   let lastError: LastError | undefined;
+  // Files the answers created outside their bundles (CHANGE_NOT_IN_BUNDLE):
+  // every later attempt's plan_step.new_files names them.
+  const newFiles: string[] = [];
   for (let attempt = 1; attempt <= of; attempt++) {
     if (cancelled()) {
       return { kind: "cancelled", threadId, attempts };
     }
     emit({ kind: "rendering", attempt, of });
-    const req = attemptRequest(run.request, intent, model, threadId, attempt, lastError);
+    const req = attemptRequest(run.request, intent, model, threadId, attempt, lastError, newFiles);
     const rendered = await run.commands.renderPrompt(req, run.token);
     const prompt = rendered.prompt;
     if (prompt === null || prompt === undefined || !Array.isArray(prompt.messages) || prompt.messages.length === 0) {
@@ -268,6 +313,9 @@ export async function runChange(run: ChangeRun): Promise<ChangeOutcome> {
     const failure = rejectionOf(check);
     emit({ kind: "rejected", attempt: record, of, failure });
     lastError = failure.error_context;
+    for (const p of filesToCreate(check)) {
+      if (!newFiles.includes(p)) newFiles.push(p);
+    }
   }
   return { kind: "rejected", threadId, attempts };
 }

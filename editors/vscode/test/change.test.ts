@@ -10,6 +10,7 @@ import {
   changeDetailsMarkdown,
   changeModel,
   failureNotice,
+  filesToCreate,
   intentHistory,
   IntentHistorySize,
   newThreadId,
@@ -147,6 +148,61 @@ describe("runChange", () => {
     );
     const receiving = events.filter((e) => e.kind === "receiving").map((e) => (e.kind === "receiving" ? e.characters : 0));
     assert.deepEqual(receiving, [3, 8, 3, 8], "characters received so far");
+  });
+
+  it("a file created outside the bundle: the retry names it in plan_step.new_files, and the run converges", async () => {
+    const notInBundle: CheckChangeResult = {
+      status: "rejected",
+      format: "unified",
+      files: [
+        { path: "internal/store/store.go", action: "modify", sha256_before: "sha256:" + "a".repeat(64), sha256_after: "sha256:" + "c".repeat(64) },
+        { path: "pkg/new.go", action: "create", sha256_before: null, sha256_after: "sha256:" + "d".repeat(64) },
+      ],
+      failure: {
+        code: "CHANGE_NOT_IN_BUNDLE",
+        message: "pkg/new.go is not in the bundle",
+        advice: "build a bundle that names the file",
+        error_context: { message: "CHANGE_NOT_IN_BUNDLE: pkg/new.go", path: "pkg/new.go" },
+      },
+    };
+    const commands = new FakeCommands([notInBundle, rejected("CHANGE_SYNTAX_ERROR", 2), accepted]);
+    const outcome = await runChange({ commands, model: new FakeChat(), request: base, intent: " add a helper ", maxRetries: 2, maxOutputTokens: 100, threadId: "change-t" });
+    assert.equal(outcome.kind, "accepted");
+    assert.equal(outcome.attempts.length, 3, "the creation retry counts within maxRetries");
+    const [first, second, third] = commands.renders;
+    assert.equal(first!.plan_step, undefined);
+    assert.deepEqual(second!.plan_step, { id: "change", text: "add a helper", new_files: ["pkg/new.go"] });
+    assert.deepEqual(second!.last_error, { message: "CHANGE_NOT_IN_BUNDLE: pkg/new.go", path: "pkg/new.go" });
+    assert.deepEqual(second!.selection, base.selection, "the selection stays the target");
+    assert.equal(second!.active_file, base.active_file);
+    assert.deepEqual(third!.plan_step?.new_files, ["pkg/new.go"], "later attempts keep the new files");
+    assert.equal(third!.last_error?.message, "CHANGE_SYNTAX_ERROR: fix attempt 2");
+    assert.equal(base.plan_step, undefined, "the base request is not changed");
+
+    // Converges on attempt 2 when it is accepted; a base plan step is kept and merged.
+    const step = { id: "symbols", text: "", target_symbols: ["Store.Get"], new_files: ["pkg/new.go", "pkg/other.go"] };
+    const commands2 = new FakeCommands([notInBundle, accepted]);
+    const outcome2 = await runChange({ commands: commands2, model: new FakeChat(), request: { ...base, plan_step: step }, intent: "add", maxRetries: 1, maxOutputTokens: 100, threadId: "t" });
+    assert.equal(outcome2.kind, "accepted");
+    assert.equal(outcome2.attempts.length, 2);
+    assert.deepEqual(commands2.renders[0]!.plan_step, step);
+    assert.deepEqual(commands2.renders[1]!.plan_step, { id: "symbols", text: "add", target_symbols: ["Store.Get"], new_files: ["pkg/new.go", "pkg/other.go"] });
+    assert.deepEqual(step.new_files, ["pkg/new.go", "pkg/other.go"], "the base step is not changed");
+  });
+
+  it("a modified file outside the bundle adds no new_files", async () => {
+    const modifyOnly = rejected("CHANGE_NOT_IN_BUNDLE", 1);
+    const commands = new FakeCommands([modifyOnly, accepted]);
+    const outcome = await runChange({ commands, model: new FakeChat(), request: base, intent: "x", maxRetries: 2, maxOutputTokens: 100, threadId: "t" });
+    assert.equal(outcome.kind, "accepted");
+    assert.equal(commands.renders[1]!.plan_step, undefined);
+    assert.deepEqual(commands.renders[1]!.last_error, { message: "CHANGE_NOT_IN_BUNDLE: fix attempt 1", path: "internal/store/store.go" });
+
+    assert.deepEqual(filesToCreate(modifyOnly), []);
+    const created = { path: "pkg/new.go", action: "create" as const, sha256_before: null, sha256_after: null };
+    assert.deepEqual(filesToCreate({ ...modifyOnly, files: [...modifyOnly.files, created] }), [], "the failure names a modified file outside the bundle");
+    const other = rejected("CHANGE_SYNTAX_ERROR", 1);
+    assert.deepEqual(filesToCreate({ ...other, files: [created] }), [], "another code adds nothing");
   });
 
   it("stops at the bound: maxRetries + 1 attempts, every code reported", async () => {

@@ -725,6 +725,45 @@ local function rejected_error(r, f)
   }
 end
 
+-- add_new_files adds the files a CHANGE_NOT_IN_BUNDLE answer creates
+-- (action "create") to the run's plan_step.new_files, so that the next
+-- attempt's bundle names them and ctxd accepts their creation. The list
+-- grows for the rest of the run; a plan_step given to start() is kept
+-- (id "change" and the intent as text when it has none).
+local function add_new_files(r, files)
+  local paths = {}
+  for _, f in ipairs(type(files) == "table" and files or {}) do
+    if type(f) == "table" and f.action == "create" and type(f.path) == "string" and f.path ~= "" then
+      table.insert(paths, f.path)
+    end
+  end
+  if #paths == 0 then
+    return
+  end
+  local step = type(r.plan_step) == "table" and vim.deepcopy(r.plan_step) or {}
+  if type(step.id) ~= "string" or step.id == "" then
+    step.id = "change"
+  end
+  if type(step.text) ~= "string" or step.text == "" then
+    step.text = r.intent
+  end
+  local list, seen = {}, {}
+  for _, p in ipairs(type(step.new_files) == "table" and step.new_files or {}) do
+    if type(p) == "string" and not seen[p] then
+      seen[p] = true
+      table.insert(list, p)
+    end
+  end
+  for _, p in ipairs(paths) do
+    if not seen[p] then
+      seen[p] = true
+      table.insert(list, p)
+    end
+  end
+  step.new_files = list
+  r.plan_step = step
+end
+
 local function check(r, prompt, entry, answer)
   r.phase = "check"
   fire()
@@ -787,6 +826,9 @@ local function check(r, prompt, entry, answer)
         ctx = { message = tostring(f.code) .. ": " .. tostring(f.message) }
       end
       r.last_error = ctx
+      if f.code == "CHANGE_NOT_IN_BUNDLE" then
+        add_new_files(r, res.files)
+      end
       attempt(r, r.attempt + 1)
       return
     end
@@ -904,8 +946,9 @@ attempt = function(r, n)
 end
 
 -- start runs a change: opts.intent (required), bufnr, range (as the Lua
--- API's), constraints, plan_step (e.g. target_files naming a file to
--- create), user_selected_targets, ui. on_result(err, result)
+-- API's), constraints, plan_step (e.g. new_files naming a file to
+-- create; a CHANGE_NOT_IN_BUNDLE rejection of a creation adds the file
+-- to it for the next attempts), user_selected_targets, ui. on_result(err, result)
 -- once at the end: result.status "applied" or "rejected" (by the user),
 -- err a rejection of the last attempt (code CHANGE_*, message, advice,
 -- error_context), a refusal or a plugin error.
