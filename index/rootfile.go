@@ -8,9 +8,13 @@ import (
 	"path/filepath"
 )
 
-// ErrNotRegular is wrapped by [ReadInRoot] for a path that exists but is
-// not a regular file (a directory, a FIFO, a device, a socket).
-var ErrNotRegular = errors.New("not a regular file")
+// Errors of [ReadInRoot] for a path that exists but cannot be read whole:
+// not a regular file (a directory, a FIFO, a device, a socket), or larger
+// than the caller's cap.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("larger than the size cap")
+)
 
 // ReadInRoot reads the file rel (clean, slash-separated, relative to the
 // root whose real directory is rootReal) without ever leaving the root,
@@ -19,7 +23,7 @@ var ErrNotRegular = errors.New("not a regular file")
 // what the index would: a link out of the root or swapped in (wrapping
 // ErrOutsideRoot), a file with several hard links unless allowHardLinks,
 // anything but a regular file (ErrNotRegular), and a file larger than max
-// bytes. A missing file gives an error wrapping fs.ErrNotExist. It also
+// bytes (ErrTooLarge). A missing file gives an error wrapping fs.ErrNotExist. It also
 // returns the file's permission bits, which a writer keeps.
 func ReadInRoot(rootReal, rel string, max int64, allowHardLinks bool) ([]byte, fs.FileMode, error) {
 	real, err := resolveIn(osFS{}, rootReal, rel)
@@ -55,7 +59,7 @@ func ReadInRoot(rootReal, rel string, max int64, allowHardLinks bool) ([]byte, f
 	if err != nil {
 		var ce *capError
 		if errors.As(err, &ce) {
-			return nil, 0, fmt.Errorf("reading %s: larger than %d bytes", rel, max)
+			return nil, 0, fmt.Errorf("reading %s: %w (%d bytes)", rel, ErrTooLarge, max)
 		}
 		return nil, 0, fmt.Errorf("reading %s: %w", rel, err)
 	}

@@ -31,11 +31,7 @@ func runBuild[T any](ctx context.Context, s *Service, c Caller, command string, 
 		req.Selection.URI = index.NormalizeURI(req.Selection.URI)
 	}
 	if s.redactorErr != nil {
-		return nil, s.failed(command, &contextbuilder.Refusal{
-			Code:    contextbuilder.RefuseSecretRisk,
-			Message: "the secret rules could not be loaded (" + s.redactorErr.Error() + "), so ctxd cannot prove a bundle holds no secret",
-			Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
-		}, start)
+		return nil, s.failed(command, s.rulesRefusal("a bundle holds no secret"), start)
 	}
 	c.ready()
 	// A build waits for the folder's files to be listed, not parsed: it
@@ -220,11 +216,7 @@ func (s *Service) CheckChange(ctx context.Context, c Caller, a *CheckChangeArgs)
 	const command = "ctxd.checkChange"
 	start := time.Now()
 	if s.redactorErr != nil {
-		return nil, s.failed(command, &contextbuilder.Refusal{
-			Code:    contextbuilder.RefuseSecretRisk,
-			Message: "the secret rules could not be loaded (" + s.redactorErr.Error() + "), so ctxd cannot prove a change adds no secret",
-			Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
-		}, start)
+		return nil, s.failed(command, s.rulesRefusal("a change adds no secret"), start)
 	}
 	dir, err := s.folderDir(c, a.WorkspaceFolder)
 	if err != nil {
@@ -244,4 +236,15 @@ func (s *Service) CheckChange(ctx context.Context, c Caller, a *CheckChangeArgs)
 	}
 	s.log.Info(command, fields...)
 	return res, nil
+}
+
+// rulesRefusal refuses every command that scans for secrets while the
+// user's secret rules could not be loaded: ctxd cannot prove what, in
+// words, it would have checked.
+func (s *Service) rulesRefusal(what string) *contextbuilder.Refusal {
+	return &contextbuilder.Refusal{
+		Code:    contextbuilder.RefuseSecretRisk,
+		Message: "the secret rules could not be loaded (" + s.redactorErr.Error() + "), so ctxd cannot prove " + what,
+		Advice:  "fix or remove the rules file named in the message (or the --secret-rules flag), then restart ctxd",
+	}
 }

@@ -3,9 +3,7 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -20,7 +18,7 @@ func (w *Workspace) findBundle(id string) (*bundleRef, error) {
 	if err := w.state(); err != nil {
 		return nil, stateRefusal(err)
 	}
-	sha, err := auditBundleArtifact(filepath.Join(w.store.Dir(), "audit.jsonl"), id)
+	sha, err := w.audit.BundleArtifact(id)
 	if err != nil {
 		return nil, fmt.Errorf("finding bundle %s: %w", id, err)
 	}
@@ -31,9 +29,12 @@ func (w *Workspace) findBundle(id string) (*bundleRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the artifact of bundle %s: %w", id, err)
 	}
-	art, err := decodeContextArtifact(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the artifact of bundle %s: %w", id, err)
+	var art struct {
+		Manifest *contextbuilder.Manifest `json:"manifest"`
+		ThreadID string                   `json:"thread_id"`
+	}
+	if err := json.Unmarshal(data, &art); err != nil || art.Manifest == nil {
+		return nil, fmt.Errorf("reading the artifact of bundle %s: no manifest (%v)", id, err)
 	}
 	ref := &bundleRef{id: id, manifest: art.Manifest}
 	if art.ThreadID != "" {
@@ -95,27 +96,6 @@ func (w *Workspace) recordCheck(ctx context.Context, a *CheckChangeArgs, ref *bu
 		_ = w.audit.Append(ledger.AuditChangeChecked, data) // a broken trail shows in verify
 	}
 	return rec, nil
-}
-
-// auditBundleArtifact finds a bundle's context artifact in the audit trail.
-func auditBundleArtifact(path, id string) (string, error) {
-	return ledger.FindBundleArtifact(path, id)
-}
-
-// decodeContextArtifact reads the members of a context artifact a check
-// needs: the manifest and the thread.
-func decodeContextArtifact(data []byte) (*contextArtifact, error) {
-	var a struct {
-		Manifest *contextbuilder.Manifest `json:"manifest"`
-		ThreadID string                   `json:"thread_id"`
-	}
-	if err := json.Unmarshal(data, &a); err != nil {
-		return nil, err
-	}
-	if a.Manifest == nil {
-		return nil, errors.New("the artifact has no manifest")
-	}
-	return &contextArtifact{Manifest: a.Manifest, ThreadID: a.ThreadID}, nil
 }
 
 // decisionTurn finds the thread turn whose ALLOW DECISION produced the

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace/change"
 )
@@ -19,7 +18,7 @@ import (
 // synced, and all are renamed over their targets (a file keeps its mode;
 // a new file is 0644); deletions come last. A failure before the renames
 // removes the temporary files and writes nothing.
-func writeChange(rootReal string, files []checkedFile, res *CheckChangeResult) *change.Rejection {
+func writeChange(rootReal string, files []checkedFile) *change.Rejection {
 	for _, f := range files {
 		data, _, err := index.ReadInRoot(rootReal, f.src.rel, MaxChangeFile, true)
 		exists := err == nil
@@ -106,13 +105,9 @@ func writeTempIn(root *os.Root, name string, data []byte, mode fs.FileMode) erro
 // staleWrite rejects a write whose file changed between the check and the
 // write.
 func staleWrite(rel string) *change.Rejection {
-	return &change.Rejection{
-		Code:    change.CodeStale,
-		Message: fmt.Sprintf("%s changed on disk after the answer was checked; nothing was written", rel),
-		Advice:  "check the answer again (or build the context again): the file is not the one the change was checked against",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s changed while your change was being applied; make the change again against its current content.",
-			change.CodeStale, rel), Path: rel},
-	}
+	return rejection(change.CodeStale, rel, fmt.Sprintf("%s changed on disk after the answer was checked; nothing was written", rel),
+		"check the answer again (or build the context again): the file is not the one the change was checked against",
+		fmt.Sprintf("%s changed while your change was being applied; make the change again against its current content.", rel))
 }
 
 // writeRejection reports a write that failed; nothing of the change is
@@ -123,10 +118,7 @@ func writeRejection(rel string, err error) *change.Rejection {
 	if rel != "" {
 		what = rel
 	}
-	return &change.Rejection{
-		Code:         change.CodeStale,
-		Message:      fmt.Sprintf("writing %s failed (%v); nothing was written", what, err),
-		Advice:       "fix the file's permissions or free disk space, then check the answer again with --write",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s could not be written.", change.CodeStale, what), Path: rel},
-	}
+	return rejection(change.CodeStale, rel, fmt.Sprintf("writing %s failed (%v); nothing was written", what, err),
+		"fix the file's permissions or free disk space, then check the answer again with --write",
+		fmt.Sprintf("%s could not be written.", what))
 }

@@ -217,7 +217,7 @@ func (w *Workspace) CheckChange(ctx context.Context, a *CheckChangeArgs, opts Ch
 		res.BundleID = ref.id
 	}
 	if res.Status == ChangeAccepted && opts.Write {
-		if rej := writeChange(rootReal, files, res); rej != nil {
+		if rej := writeChange(rootReal, files); rej != nil {
 			res = rejected(res.Format, res.Files, rej)
 		} else {
 			res.Written = true
@@ -258,21 +258,17 @@ func (w *Workspace) check(ctx context.Context, rootReal, answer string, ref *bun
 			return rejected(ans.Format, listed, rej), nil
 		}
 		if j, dup := seen[rel]; dup {
-			return rejected(ans.Format, listed, &change.Rejection{
-				Code:         change.CodeMalformed,
-				Message:      fmt.Sprintf("the answer changes %s twice (as %q and %q)", rel, ans.Files[j].Path, f.Path),
-				Advice:       "write every change of one file in one place, under one path",
-				ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: the answer names %s twice, as %q and %q; write each file's change once, under its path relative to the workspace root", change.CodeMalformed, rel, ans.Files[j].Path, f.Path), Path: rel},
-			}), nil
+			return rejected(ans.Format, listed, rejection(change.CodeMalformed, rel, fmt.Sprintf("the answer changes %s twice (as %q and %q)", rel, ans.Files[j].Path, f.Path),
+				"write every change of one file in one place, under one path",
+				fmt.Sprintf("the answer names %s twice, as %q and %q; write each file's change once, under its path relative to the workspace root", rel, ans.Files[j].Path, f.Path))), nil
 		}
 		seen[rel] = i
 		rels[i] = rel
 		listed[i].Path = rel
 	}
 	deny := w.denyRules()
-	checker := ignore.NewChecker(rootReal)
 	for _, rel := range rels {
-		if rej := neverSend(checker, deny, rel); rej != nil {
+		if rej := neverSend(deny, rel); rej != nil {
 			return rejected(ans.Format, listed, rej), nil
 		}
 	}
@@ -337,7 +333,7 @@ func (w *Workspace) check(ctx context.Context, rootReal, answer string, ref *bun
 		files[i] = checkedFile{src: srcs[i], out: fr}
 	}
 	if opts.Positions != nil {
-		res.Edit = workspaceEdit(rootReal, w.root, files, opts.Positions)
+		res.Edit = workspaceEdit(w.root, files, opts.Positions)
 	}
 	return res, files
 }
@@ -361,13 +357,9 @@ func digest(b []byte) string {
 // pathRejection is a CHANGE_OUTSIDE_SANDBOX rejection of a path as the
 // answer wrote it; the path itself is quoted, never resolved further.
 func pathRejection(written, why string) *change.Rejection {
-	return &change.Rejection{
-		Code:    change.CodeOutsideSandbox,
-		Message: fmt.Sprintf("the answer changes %q, which is outside the workspace folder (%s)", written, why),
-		Advice:  "change only files inside the workspace folder, named by paths relative to it",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %q is outside the workspace root (%s). Change only files of the workspace, named by paths relative to its root, as in the context you were given.",
-			change.CodeOutsideSandbox, written, why)},
-	}
+	return rejection(change.CodeOutsideSandbox, "", fmt.Sprintf("the answer changes %q, which is outside the workspace folder (%s)", written, why),
+		"change only files inside the workspace folder, named by paths relative to it",
+		fmt.Sprintf("%q is outside the workspace root (%s). Change only files of the workspace, named by paths relative to its root, as in the context you were given.", written, why))
 }
 
 // resolveChangePath turns a path of the answer into a clean path relative
@@ -392,12 +384,7 @@ func resolveChangePath(rootReal, root string, f *change.FileChange) (string, *ch
 	}
 	rel, err := index.CleanRel(rootReal, strings.TrimPrefix(p, "./"))
 	if err != nil {
-		why := "a path that leaves the root"
-		var se *index.SandboxError
-		if errors.As(err, &se) {
-			why = se.Reason
-		}
-		return "", pathRejection(f.Path, why)
+		return "", pathRejection(f.Path, sandboxReason(err, "a path that leaves the root"))
 	}
 	return rel, nil
 }
@@ -414,25 +401,21 @@ func (w *Workspace) denyRules() *ignore.Rules {
 // neverSend refuses a path a never-send rule covers (the contract's, or the
 // workspace's deny_rules): the model may not have seen it, and a change to
 // .env or a key is not a change ctxd vouches for.
-func neverSend(checker *ignore.Checker, deny *ignore.Rules, rel string) *change.Rejection {
-	rule := ""
-	if d, kind := checker.Check(rel, false); kind == ignore.KindDeny {
-		rule = d.Rule
-	} else if deny != nil {
-		if d := (ignore.Stack{deny}).Match(rel, false); d.Ignored {
-			rule = d.Rule
-		}
+func neverSend(deny *ignore.Rules, rel string) *change.Rejection {
+	// The built-in rules, then the workspace's, each on its own: no
+	// negation of one can re-include what the other excludes. Ignore
+	// files are not read: a gitignored file is not a never-send one.
+	d := (ignore.Stack{ignore.Deny()}).Match(rel, false)
+	if !d.Ignored && deny != nil {
+		d = (ignore.Stack{deny}).Match(rel, false)
 	}
-	if rule == "" {
+	if !d.Ignored {
 		return nil
 	}
-	return &change.Rejection{
-		Code:    change.CodeNeverSendPath,
-		Message: fmt.Sprintf("the answer changes %s, which a never-send rule covers (%s)", rel, rule),
-		Advice:  "ctxd does not apply changes to never-send files (keys, environment files, build output, dependencies, version-control metadata); edit it yourself if it must change",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s may not be changed through ctxd (a never-send path). Leave it out of the change.",
-			change.CodeNeverSendPath, rel), Path: rel},
-	}
+	rule := d.Rule
+	return rejection(change.CodeNeverSendPath, rel, fmt.Sprintf("the answer changes %s, which a never-send rule covers (%s)", rel, rule),
+		"ctxd does not apply changes to never-send files (keys, environment files, build output, dependencies, version-control metadata); edit it yourself if it must change",
+		fmt.Sprintf("%s may not be changed through ctxd (a never-send path). Leave it out of the change.", rel))
 }
 
 // readChangeFile reads one file an answer touches: the open document's
@@ -443,46 +426,41 @@ func (w *Workspace) readChangeFile(rootReal, rel string, docs *index.Overlays) (
 		uri := index.PathToURI(filepath.Join(w.root, filepath.FromSlash(rel)))
 		if d, ok := docs.Get(uri); ok && !d.OutOfSync {
 			v := d.Version
-			sf.exists, sf.text, sf.version, sf.mode = true, d.Content(), &v, 0
-			sf.sha = digest(sf.text)
+			sf.exists, sf.text, sf.version, sf.sha = true, d.Content(), &v, digest(d.Content())
 			return sf, nil
 		}
 	}
 	data, mode, err := index.ReadInRoot(rootReal, rel, MaxChangeFile, w.allowHardLinks())
+	var what string
 	switch {
-	case err == nil && (!utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0):
-		what := "it is not UTF-8 text (ctxd applies changes to UTF-8 text files only)"
-		return nil, &change.Rejection{
-			Code:         change.CodeContextMismatch,
-			Message:      fmt.Sprintf("the answer changes %s, but %s", rel, what),
-			Advice:       "change that file yourself, or convert it to UTF-8 first",
-			ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s cannot be changed through ctxd: %s. Leave it out of the change.", change.CodeContextMismatch, rel, what), Path: rel},
-		}
-	case err == nil:
+	case err == nil && utf8.Valid(data) && bytes.IndexByte(data, 0) < 0:
 		sf.exists, sf.text, sf.mode, sf.sha = true, data, mode, digest(data)
 		return sf, nil
+	case err == nil:
+		what = "it is not UTF-8 text (ctxd applies changes to UTF-8 text files only)"
 	case errors.Is(err, fs.ErrNotExist):
 		return sf, nil
 	case errors.Is(err, index.ErrOutsideRoot):
-		var se *index.SandboxError
-		why := "a link that leaves the root"
-		if errors.As(err, &se) {
-			why = se.Reason
-		}
-		return nil, pathRejection(rel, why)
-	}
-	what := "it could not be read"
-	if errors.Is(err, index.ErrNotRegular) {
+		return nil, pathRejection(rel, sandboxReason(err, "a link that leaves the root"))
+	case errors.Is(err, index.ErrNotRegular):
 		what = "it is not a regular file"
-	} else if strings.Contains(err.Error(), "larger than") {
+	case errors.Is(err, index.ErrTooLarge):
 		what = fmt.Sprintf("it is larger than %d MiB", MaxChangeFile>>20)
+	default:
+		what = "it could not be read"
 	}
-	return nil, &change.Rejection{
-		Code:         change.CodeContextMismatch,
-		Message:      fmt.Sprintf("the answer changes %s, but %s", rel, what),
-		Advice:       "change a regular text file of the workspace",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s cannot be changed through ctxd (%s).", change.CodeContextMismatch, rel, what), Path: rel},
+	return nil, rejection(change.CodeContextMismatch, rel, fmt.Sprintf("the answer changes %s, but %s", rel, what),
+		"change that file yourself, or make it a regular UTF-8 text file of the workspace",
+		fmt.Sprintf("%s cannot be changed through ctxd: %s. Leave it out of the change.", rel, what))
+}
+
+// sandboxReason is the rule of the sandbox that refused err, or fallback.
+func sandboxReason(err error, fallback string) string {
+	var se *index.SandboxError
+	if errors.As(err, &se) {
+		return se.Reason
 	}
+	return fallback
 }
 
 // allowHardLinks is the workspace's sandbox.allow_hard_links.
@@ -503,13 +481,9 @@ func (b *bundleRef) carries(sf *sourceFile, f *change.FileChange) *change.Reject
 	if !sf.exists && slices.Contains(sel.TargetFiles, sf.rel) {
 		return nil
 	}
-	return &change.Rejection{
-		Code:    change.CodeNotInBundle,
-		Message: fmt.Sprintf("the answer changes %s, which bundle %s did not carry", sf.rel, b.id),
-		Advice:  "change only the files of the bundle; to change another file, build a bundle that targets it (name it in the plan step's target_files, or select it)",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s was not in the context you were given, so you cannot know its content. Change only the files shown in the context; new files only where the plan step names them.",
-			change.CodeNotInBundle, sf.rel), Path: sf.rel},
-	}
+	return rejection(change.CodeNotInBundle, sf.rel, fmt.Sprintf("the answer changes %s, which bundle %s did not carry", sf.rel, b.id),
+		"change only the files of the bundle; to change another file, build a bundle that targets it (name it in the plan step's target_files, or select it)",
+		fmt.Sprintf("%s was not in the context you were given, so you cannot know its content. Change only the files shown in the context; new files only where the plan step names them.", sf.rel))
 }
 
 // fresh refuses a file that changed since the bundle was built: the answer
@@ -540,19 +514,15 @@ func (b *bundleRef) fresh(sf *sourceFile) *change.Rejection {
 }
 
 func staleRejection(rel, id, why string) *change.Rejection {
-	return &change.Rejection{
-		Code:    change.CodeStale,
-		Message: fmt.Sprintf("%s changed since bundle %s was built: %s", rel, id, why),
-		Advice:  "build the context again and ask the model again: the answer was made from a version of the file that no longer exists",
-		ErrorContext: contextbuilder.LastError{Message: fmt.Sprintf("%s: %s changed after the context you were given was built; the context has been rebuilt from its current content. Make the change again against it.",
-			change.CodeStale, rel), Path: rel},
-	}
+	return rejection(change.CodeStale, rel, fmt.Sprintf("%s changed since bundle %s was built: %s", rel, id, why),
+		"build the context again and ask the model again: the answer was made from a version of the file that no longer exists",
+		fmt.Sprintf("%s changed after the context you were given was built; the context has been rebuilt from its current content. Make the change again against it.", rel))
 }
 
 // workspaceEdit is the accepted change as an LSP WorkspaceEdit: per file a
 // create or delete and the text edits, in the client's positions of the
 // text before the change.
-func workspaceEdit(rootReal, root string, files []checkedFile, pos Positions) *WorkspaceEdit {
+func workspaceEdit(root string, files []checkedFile, pos Positions) *WorkspaceEdit {
 	we := &WorkspaceEdit{DocumentChanges: []DocumentChange{}}
 	for _, f := range files {
 		uri := index.PathToURI(filepath.Join(root, filepath.FromSlash(f.src.rel)))
@@ -583,3 +553,12 @@ func invalidRequest(format string, args ...any) error {
 
 // defaultRedactor is the built-in secret rules.
 func defaultRedactor() contextbuilder.Redactor { return secrets.Default() }
+
+// rejection is a rejection of the workspace layer's own checks (sandbox,
+// never-send, bundle, staleness, writing): msg and advice for the person
+// reading the verdict, forModel the error_context a retry sends back
+// (the code is put before it), path the file it names ("" for none).
+func rejection(code change.Code, path, msg, advice, forModel string) *change.Rejection {
+	return &change.Rejection{Code: code, Message: msg, Advice: advice,
+		ErrorContext: contextbuilder.LastError{Message: string(code) + ": " + forModel, Path: path}}
+}

@@ -2,8 +2,6 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"unicode/utf8"
 
@@ -57,8 +55,7 @@ func (w *Workspace) recordExecution(ctx context.Context, e Execution, check *led
 	if err := w.state(); err != nil {
 		return nil, stateRefusal(err)
 	}
-	sum := sha256.Sum256([]byte(e.Output))
-	payload := ledger.ExecutionPayload{Output: e.Output, OutputDigest: "sha256:" + hex.EncodeToString(sum[:]), Check: check}
+	payload := ledger.ExecutionPayload{Output: e.Output, OutputDigest: digest([]byte(e.Output)), Check: check}
 	evs, err := w.ledger.Transact(ctx, func(v *ledger.View) ([]ledger.Draft, error) {
 		if !v.HasIntent(e.ThreadID, e.TurnID) {
 			return nil, &ledger.RefError{

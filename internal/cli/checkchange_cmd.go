@@ -24,17 +24,10 @@ const exitRejected = 5
 // on: the verdict, the format, per file its path, action and digests, and
 // the failure (null when accepted).
 type checkChangeJSON struct {
-	Status  workspace.ChangeStatus `json:"status"`
-	Format  change.Format          `json:"format"`
-	Files   []checkedFileJSON      `json:"files"`
-	Failure *change.Rejection      `json:"failure"`
-}
-
-type checkedFileJSON struct {
-	Path         string        `json:"path"`
-	Action       change.Action `json:"action"`
-	SHA256Before *string       `json:"sha256_before"`
-	SHA256After  *string       `json:"sha256_after"`
+	Status  workspace.ChangeStatus  `json:"status"`
+	Format  change.Format           `json:"format"`
+	Files   []workspace.CheckedFile `json:"files"`
+	Failure *change.Rejection       `json:"failure"`
 }
 
 // runCheckChange checks a model's answer as ctxd.checkChange does, against
@@ -101,10 +94,7 @@ func runCheckChange(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return fail(exitInternal, "%v", err)
 	}
 	if *asJSON {
-		out := checkChangeJSON{Status: res.Status, Format: res.Format, Files: make([]checkedFileJSON, len(res.Files)), Failure: res.Failure}
-		for i, f := range res.Files {
-			out.Files[i] = checkedFileJSON{Path: f.Path, Action: f.Action, SHA256Before: f.SHA256Before, SHA256After: f.SHA256After}
-		}
+		out := checkChangeJSON{Status: res.Status, Format: res.Format, Files: res.Files, Failure: res.Failure}
 		if err := writeJSON(stdout, out); err != nil {
 			return fail(exitInternal, "writing the result: %v", err)
 		}

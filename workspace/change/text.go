@@ -49,7 +49,6 @@ func newFileText(raw []byte) *fileText {
 		k := strings.IndexByte(s[off:], '\n')
 		if k < 0 {
 			t.lines = append(t.lines, oline{text: s[off:], origin: len(t.lines)})
-			off = len(s)
 			break
 		}
 		line, eol := s[off:off+k], "\n"

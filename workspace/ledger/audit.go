@@ -22,12 +22,12 @@ const (
 	AuditChangeChecked = "change_checked"
 )
 
-// FindBundleArtifact returns the context artifact's sha256 that the audit
-// trail at path records for the bundle id (the latest context_selected
-// event naming it), or "" when none does or the trail does not exist.
-// Lines that are not audit events are skipped: verify reports them.
-func FindBundleArtifact(path, bundleID string) (string, error) {
-	data, err := os.ReadFile(path)
+// BundleArtifact returns the context artifact's sha256 that the trail
+// records for the bundle id (the latest context_selected event naming
+// it), or "" when none does or the trail does not exist yet. Lines that
+// are not audit events are skipped: verify reports them.
+func (a *Audit) BundleArtifact(bundleID string) (string, error) {
+	data, err := os.ReadFile(a.j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -46,7 +46,8 @@ import {
   type ChatModel,
   type LmHost,
 } from "./model";
-import { candidateItems, formatCount, linesText, displayLines, plural, refusalMarkdown, refusalNotice } from "./render";
+import { formatCount, linesText, displayLines, plural, refusalMarkdown, refusalNotice } from "./render";
+import { maxDisambiguations, pickCandidate } from "./disambiguate";
 import { buildRequest, isEmptyRange, withUserSelectedTarget } from "./request";
 import { CtxdRefusalError, errorMessage, isCancelled } from "./rpc";
 import { emitEdit, EditError, planEdit, StaleChangeError, type CurrentText, type EditPlan } from "./workspaceEdit";
@@ -75,8 +76,6 @@ export function generateChangeArgs(value: unknown): GenerateChangeArgs {
   return out;
 }
 
-/** How many times an ambiguous target may be answered before giving up. */
-const maxDisambiguations = 5;
 
 /** The fewest milliseconds between two "characters received" reports. */
 const progressIntervalMs = 100;
@@ -288,17 +287,12 @@ export class ChangeController implements vscode.Disposable {
         outcome = await this.run(newThreadId(), req, intent, model, settings);
       } catch (err) {
         const refusal = err instanceof CtxdRefusalError ? err.refusal : undefined;
-        if (refusal?.code === "REFUSE_AMBIGUOUS_TARGET" && (refusal.candidates?.length ?? 0) > 0 && n < maxDisambiguations) {
-          const pick = await vscode.window.showQuickPick(candidateItems(refusal.candidates ?? []), {
-            title: "ctxd: the target is ambiguous; which one is meant?",
-            placeHolder: refusal.message,
-            matchOnDescription: true,
-            matchOnDetail: true,
-          });
-          if (pick === undefined) {
-            return;
-          }
-          req = withUserSelectedTarget(req, pick.candidate);
+        const pick = refusal === undefined ? null : await pickCandidate(refusal, n);
+        if (pick === undefined) {
+          return;
+        }
+        if (pick !== null) {
+          req = withUserSelectedTarget(req, pick);
           continue;
         }
         if (refusal !== undefined) {

@@ -10,13 +10,13 @@ import { Commands } from "./contract.gen";
 import type { BuildRequest, BuildResult, Refusal } from "./contract.gen";
 import { generateChangeArgs, type ChangeController } from "./changeView";
 import { groupStates, viewColumnOf, type ResultDocuments } from "./documents";
+import { maxDisambiguations, pickCandidate } from "./disambiguate";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
 import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
 import { sourceColumn } from "./layout";
 import {
   budgetMarkdown,
   bundleMarkdown,
-  candidateItems,
   decisionText,
   formatCount,
   indexStatusMarkdown,
@@ -38,8 +38,6 @@ const Docs = {
   indexStatus: "index-status.md",
 } as const;
 
-/** How many times an ambiguous target may be answered before giving up (each answer may surface another name). */
-const maxDisambiguations = 5;
 
 export class CommandHandlers {
   constructor(
@@ -181,17 +179,12 @@ export class CommandHandlers {
           return undefined;
         }
         this.output.info(`${title}: refused ${refusal.code}`);
-        if (refusal.code === "REFUSE_AMBIGUOUS_TARGET" && (refusal.candidates?.length ?? 0) > 0 && attempt < maxDisambiguations) {
-          const pick = await vscode.window.showQuickPick(candidateItems(refusal.candidates ?? []), {
-            title: "ctxd: the target is ambiguous; which one is meant?",
-            placeHolder: refusal.message,
-            matchOnDescription: true,
-            matchOnDetail: true,
-          });
-          if (pick === undefined) {
-            return undefined;
-          }
-          req = withUserSelectedTarget(req, pick.candidate);
+        const pick = await pickCandidate(refusal, attempt);
+        if (pick === undefined) {
+          return undefined;
+        }
+        if (pick !== null) {
+          req = withUserSelectedTarget(req, pick);
           continue;
         }
         await this.showRefusal(refusal);

@@ -182,6 +182,19 @@ local function finish(r, err, result, notified)
   end
 end
 
+-- stopped reports whether a callback of run r has nothing to do: the run
+-- is over, or err ends it now.
+local function stopped(r, err)
+  if r.done then
+    return true
+  end
+  if err then
+    finish(r, err)
+    return true
+  end
+  return false
+end
+
 -- Files of an accepted change -------------------------------------------
 
 local function loaded_buf(fname)
@@ -786,11 +799,7 @@ local function check(r, prompt, entry, answer)
     args.bundle_id = prompt.bundle_id
   end
   client.send(c, r.bufnr, "check_change", args, function(err, res)
-    if r.done then
-      return
-    end
-    if err then
-      finish(r, err)
+    if stopped(r, err) then
       return
     end
     if type(res) ~= "table" then
@@ -857,11 +866,7 @@ local function ask(r, prompt, entry)
     end,
     on_done = function(err, answer)
       r.job = nil
-      if r.done then
-        return
-      end
-      if err then
-        finish(r, err)
+      if stopped(r, err) then
         return
       end
       entry.answer = answer
@@ -1034,11 +1039,7 @@ function M.start(opts, on_result)
   last_log = r.log
   fire()
   model.resolve_key(s, function(err, key)
-    if r.done then
-      return
-    end
-    if err then
-      finish(r, err)
+    if stopped(r, err) then
       return
     end
     r.key = key
