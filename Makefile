@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 EXAMPLE  := testdata/example
 
 .DEFAULT_GOAL := help
-.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance bench-change fuzz lint dist dist-check
+.PHONY: help build test go-test editors-test mcp-test generate run bench bench-index secrets-bench secrets-conformance bench-relevance bench-change bench-mcp fuzz lint dist dist-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -44,13 +44,14 @@ run: build ## build, then run ctxd's main job on the example workspace: ctxd bui
 	  --format summary --cache-dir off
 	./$(BIN) verify --root $(EXAMPLE)
 
-bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then bench-index, secrets, relevance and check-change
+bench: build ## benchmarks on the Go source tree that ships with the toolchain (GOROOT/src), then bench-index, secrets, relevance, check-change and MCP
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 	$(MAKE) bench-index
 	$(MAKE) secrets-bench
 	$(MAKE) secrets-conformance
 	$(MAKE) bench-relevance
 	$(MAKE) bench-change
+	$(MAKE) bench-mcp
 
 SYNTH_FILES ?= 100000
 SYNTH_SEED  ?= 1
@@ -90,6 +91,17 @@ bench-relevance: build ## relevance of ctxd bundles vs go/types (GOROOT/src) and
 # the tool: -strict fails on a missed goal, -md FILE also writes the tables, -dump DIR the answers.
 bench-change: build ## check-change on answers from real release-to-release changes (Go, TS/JS): valid ones applied byte-exactly, invalid ones rejected with their code, 0 bytes changed
 	$(GO) run ./tools/changebench -ctxd $(BIN) $(CHANGEBENCH_FLAGS)
+
+# ctxd mcp as an agent host drives it: over stdio, with a raw JSON-RPC client, on a copy of
+# GOROOT/src/net with freshly random credentials planted in it (.env, a Go config struct, a
+# deployment YAML, a PEM key). Goals: frame sizes (tools/list, build_context with and without
+# max_result_tokens, resource links that answer), the agent tools, read_file's refusals, no
+# planted secret in any frame, refusal advice without CLI flags or editor fields, malformed lines
+# survived; server CPU and wall time as information. A goal the binary has no feature for yet is
+# "not available", not a failure. MCPBENCH_FLAGS go to the tool: -strict fails on a goal missed
+# or not available, -md FILE also writes the table, -keep keeps the copy, -timeout per request.
+bench-mcp: build ## ctxd mcp over stdio on GOROOT/src/net with planted secrets: frame sizes, agent tools, refusals and their advice, leaks, malformed lines
+	$(GO) run ./tools/mcpbench -ctxd $(BIN) $(MCPBENCH_FLAGS)
 
 fuzz: ## each fuzz target for FUZZTIME (default 10s)
 	@set -e; for pkg in $$($(GO) list ./...); do \

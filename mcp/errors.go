@@ -39,11 +39,11 @@ type toolError struct {
 // Tool errors carry no structuredContent: a client validates
 // structuredContent against the tool's output schema, which describes a
 // result.
-func (s *Server) failure(tool string, err error) (*sdk.CallToolResult, error) {
+func (s *Server) failure(tool string, err error, ra resultArgs) (*sdk.CallToolResult, error) {
 	f := workspace.Classify(err)
 	switch f.Kind {
 	case workspace.FailRefused:
-		return refusalResult(tool, f.Refusal), nil
+		return refusalResult(tool, f.Refusal, ra), nil
 	case workspace.FailInvalid:
 		return errorResult(kindInvalid, f.Message), nil
 	case workspace.FailOutOfSync:
@@ -65,23 +65,79 @@ func internalError(tool string) *sdk.CallToolResult {
 // errorResult is a tool error of kind with message: the message as the
 // first text, {"error": {kind, message}} as the second.
 func errorResult(kind, message string) *sdk.CallToolResult {
-	data, _ := json.Marshal(map[string]toolError{"error": {Kind: kind, Message: message}}) // strings always encode
+	data, _ := marshal(map[string]toolError{"error": {Kind: kind, Message: message}}) // strings always encode
 	return &sdk.CallToolResult{
 		IsError: true,
 		Content: []sdk.Content{&sdk.TextContent{Text: message}, &sdk.TextContent{Text: string(data)}},
 	}
 }
 
-// refusalResult is the tool error of a refusal.
-func refusalResult(tool string, r *contextbuilder.Refusal) *sdk.CallToolResult {
-	text, err := indentJSON(map[string]*contextbuilder.Refusal{"refusal": r})
+// refusalSummary is a refusal as a summary-detail tool error shows it:
+// its code, message and advice (in MCP terms), its candidates (paged), and
+// the budget figures without the notes, lists and reports that made a
+// refusal tens of kilobytes.
+type refusalSummary struct {
+	Code       contextbuilder.RefusalCode `json:"code"`
+	Message    string                     `json:"message"`
+	Advice     string                     `json:"advice"`
+	Candidates []contextbuilder.Candidate `json:"candidates,omitempty"`
+	// BudgetReport is the refusal's budget figures, when it has them.
+	BudgetReport *budgetSummary `json:"budget_report,omitempty"`
+	// Redactions counts the refusal's redaction report, when it has one.
+	Redactions *redactionSummary `json:"redaction_report,omitempty"`
+}
+
+// refusalResult is the tool error of a refusal, within the result budget:
+// the first text for a reader, the second {"refusal": …} as JSON, the
+// candidates of an ambiguous target paged. In full detail the JSON is the
+// whole refusal, as the CLI prints it.
+func refusalResult(tool string, r *contextbuilder.Refusal, ra resultArgs) *sdk.CallToolResult {
+	r = mcpRefusal(r)
+	sh := shaper{est: estimatorOf(nil), max: ra.max}
+	var v any
+	if ra.detail == detailFull {
+		v = map[string]*contextbuilder.Refusal{"refusal": r}
+	} else {
+		sum := refusalSummary{Code: r.Code, Message: r.Message, Advice: r.Advice, Candidates: r.Candidates}
+		if r.BudgetReport != nil {
+			b := summarizeBudget(r.BudgetReport)
+			sum.BudgetReport = &b
+		}
+		if r.RedactionReport != nil {
+			rs := summarizeRedactions(r.RedactionReport)
+			sum.Redactions = &rs
+		}
+		v = map[string]refusalSummary{"refusal": sum}
+	}
+	// The text repeats the candidates of the page: half the budget each.
+	data, err := sh.pageJSON(v, []string{"refusal.candidates"}, ra.page, ra.max/2, nextPage(tool))
 	if err != nil {
+		if f := workspace.Classify(err); f.Kind == workspace.FailInvalid {
+			return errorResult(kindInvalid, f.Message)
+		}
 		return internalError(tool)
 	}
-	return &sdk.CallToolResult{
-		IsError: true,
-		Content: []sdk.Content{&sdk.TextContent{Text: refusalText(tool, r)}, &sdk.TextContent{Text: text}},
+	var paged struct {
+		Refusal struct {
+			Candidates []contextbuilder.Candidate `json:"candidates"`
+		} `json:"refusal"`
+		Page pageInfo `json:"page"`
 	}
+	_ = json.Unmarshal(data, &paged) // just encoded
+	shown := *r
+	shown.Candidates = paged.Refusal.Candidates
+	text := refusalText(tool, &shown)
+	if paged.Page.Total > paged.Page.Shown {
+		text += fmt.Sprintf("\n(candidates %d of %d shown, page %d of %d: %s)", paged.Page.Shown, paged.Page.Total, paged.Page.Page, paged.Page.Pages, paged.Page.Next)
+	}
+	res := &sdk.CallToolResult{
+		IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: text}, &sdk.TextContent{Text: string(data)}},
+	}
+	if n := sh.total(res); n > ra.max {
+		return tooLarge(tool, n, ra.max, `use "detail": "summary"`)
+	}
+	return res
 }
 
 // refusalText is a refusal for a reader (a model): what was refused and

@@ -10,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testenv"
 	"github.com/ctxd/ctxd/workspace"
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -106,8 +104,8 @@ func (s *session) call(name string, args any) *sdk.CallToolResult {
 	return res
 }
 
-// ok calls a tool that must succeed, checks its structuredContent against
-// the tool's output schema, and returns the structuredContent as JSON.
+// ok calls a tool that must succeed and returns its structuredContent as
+// JSON.
 func (s *session) ok(name string, args any) []byte {
 	s.t.Helper()
 	res := s.call(name, args)
@@ -117,40 +115,46 @@ func (s *session) ok(name string, args any) []byte {
 	if res.StructuredContent == nil {
 		s.t.Fatalf("%s: no structuredContent", name)
 	}
-	data := mustJSON(s.t, res.StructuredContent)
-	s.validateOutput(name, data)
-	return data
+	return mustJSON(s.t, res.StructuredContent)
 }
 
-// validateOutput validates data against the output schema tools/list
-// declares for the tool, as a strict client does.
-func (s *session) validateOutput(name string, data []byte) {
+// withFull is args with detail "full" and the largest budget.
+func withFull(args map[string]any) map[string]any {
+	a := map[string]any{argDetail: detailFull, argMaxResultTokens: MaxResultTokens}
+	for k, v := range args {
+		a[k] = v
+	}
+	return a
+}
+
+// full calls a tool that must succeed for its whole result, as the LSP
+// command returns it: detail "full" where the tool has it, a budget large
+// enough, and a one-page list's page info removed.
+func (s *session) full(name string, args map[string]any) []byte {
 	s.t.Helper()
-	var schema *jsonschema.Schema
-	for tool, err := range s.cs.Tools(s.ctx, nil) {
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		if tool.Name == name {
-			if err := json.Unmarshal(mustJSON(s.t, tool.OutputSchema), &schema); err != nil {
-				s.t.Fatal(err)
-			}
+	a := map[string]any{argMaxResultTokens: MaxResultTokens}
+	for k, v := range args {
+		a[k] = v
+	}
+	for _, tl := range tools {
+		if tl.name == name && tl.detail {
+			a[argDetail] = detailFull
 		}
 	}
-	if schema == nil {
-		s.t.Fatalf("%s declares no output schema", name)
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		s.t.Fatalf("%s: output schema: %v", name, err)
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	data := s.ok(name, a)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
 		s.t.Fatal(err)
 	}
-	if err := resolved.Validate(v); err != nil {
-		s.t.Errorf("%s: structuredContent does not validate against the output schema: %v", name, err)
+	if raw, ok := obj["page"]; ok {
+		var p pageInfo
+		if err := json.Unmarshal(raw, &p); err != nil || p.Pages != 1 {
+			s.t.Fatalf("%s: the whole result needs %d pages", name, p.Pages)
+		}
+		delete(obj, "page")
+		return mustJSON(s.t, obj)
 	}
+	return data
 }
 
 // toolError is a tool error's two texts: the reader's, and the JSON one.
@@ -183,13 +187,14 @@ func (s *session) fails(name string, args any) toolErrorTexts {
 
 // refusal calls a tool that must be refused and returns the refusal,
 // decoded strictly from the JSON text.
-func (s *session) refusal(name string, args any) (*contextbuilder.Refusal, string) {
+func (s *session) refusal(name string, args any) (*refusalSummary, string) {
 	s.t.Helper()
 	e := s.fails(name, args)
 	dec := json.NewDecoder(bytes.NewReader(e.json))
 	dec.DisallowUnknownFields()
 	var out struct {
-		Refusal *contextbuilder.Refusal `json:"refusal"`
+		Refusal *refusalSummary `json:"refusal"`
+		Page    *pageInfo       `json:"page"`
 	}
 	if err := dec.Decode(&out); err != nil || out.Refusal == nil {
 		s.t.Fatalf("%s: the JSON text is not {\"refusal\": …}: %v\n%s", name, err, e.json)

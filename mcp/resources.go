@@ -15,45 +15,36 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The session's resources: the last bundle build_context built and the
-// last manifest (of build_context, manifest or render_prompt), as the
-// canonical JSON ctxd records, so that an agent can read them again
-// without rebuilding.
-const (
-	BundleResource   = "ctxd://session/bundle.json"
-	ManifestResource = "ctxd://session/manifest.json"
-)
-
 // codeRefused is the JSON-RPC error code of a refused prompts/get (which,
 // unlike a tool call, has no error result): LSP's RequestFailed, which
 // ctxd's LSP commands answer refusals with, outside JSON-RPC's reserved
 // range; the error's data is the refusal.
 const codeRefused = -32803
 
-func (s *Server) addResources() {
-	for _, r := range []struct {
-		uri, name, title, description string
-		get                           func(lastBuild) []byte
-		missing                       string
-	}{
-		{BundleResource, "last-bundle", "Last context bundle",
-			"The bundle of the last successful build_context of this session ({bundle_id, blocks, …}, canonical JSON).",
-			func(l lastBuild) []byte { return l.bundle }, "no bundle was built in this session yet: call build_context first"},
-		{ManifestResource, "last-manifest", "Last context manifest",
-			"The manifest of the last successful build_context, manifest or render_prompt of this session (what was included or excluded and why, fingerprints; canonical JSON).",
-			func(l lastBuild) []byte { return l.manifest }, "no manifest was computed in this session yet: call build_context or manifest first"},
-	} {
-		s.mcp.AddResource(&sdk.Resource{URI: r.uri, Name: r.name, Title: r.title, Description: r.description, MIMEType: "application/json"},
-			func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-				s.mu.Lock()
-				data := r.get(s.last)
-				s.mu.Unlock()
-				if data == nil {
-					return nil, &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: r.missing}
-				}
-				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: r.uri, MIMEType: "application/json", Text: string(data)}}}, nil
-			})
+// recoverRead turns a panic in a resource read into an internal error:
+// the server keeps serving.
+func (s *Server) recoverRead(res **sdk.ReadResourceResult, err *error) {
+	if v := recover(); v != nil {
+		s.log.Error("resource read panicked; ctxd keeps serving", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		*res, *err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error in resources/read: ctxd logged the details and keeps serving"}
 	}
+}
+
+// readError is the JSON-RPC error of a failed resources/read: a bundle
+// never recorded is not found, a refusal says its code and advice.
+func (s *Server) readError(uri string, err error) error {
+	f := workspace.Classify(err)
+	switch f.Kind {
+	case workspace.FailInvalid:
+		return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: %s", uri, f.Message)}
+	case workspace.FailRefused:
+		r := mcpRefusal(f.Refusal)
+		return &jsonrpc.Error{Code: codeRefused, Message: markdown.OneLine(string(r.Code) + ": " + r.Message + "; advice: " + r.Advice)}
+	case workspace.FailCancelled:
+		return err
+	}
+	s.log.Error("resource read failed", "err", err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error in resources/read: ctxd logged the details and keeps serving"}
 }
 
 // Prompt arguments: strings, as MCP prompts take.
@@ -61,6 +52,7 @@ const (
 	argIntent        = "intent"
 	argTargetFiles   = "target_files"
 	argTargetSymbols = "target_symbols"
+	argSelected      = "user_selected_targets"
 )
 
 // addPrompts lists each prompt template of the workspace (the built-in
@@ -89,6 +81,7 @@ func (s *Server) addPrompts(set *prompt.Set) {
 				{Name: argTargetFiles, Title: "Target files", Description: "Files to change: workspace-relative paths separated by commas, each optionally path:L1-L2.",
 					Required: purpose == string(contextbuilder.PurposeDiff)},
 				{Name: argTargetSymbols, Title: "Target symbols", Description: "Symbols to change, separated by commas (Type.Method for a method)."},
+				{Name: argSelected, Title: "Selected targets", Description: "The answer to an ambiguous target: the refusal's candidates as a JSON array of {path, symbol}, or path#symbol separated by commas."},
 			},
 		}, s.promptHandler(id, contextbuilder.Purpose(purpose)))
 	}
@@ -112,7 +105,6 @@ func (s *Server) promptHandler(id string, purpose contextbuilder.Purpose) sdk.Pr
 		if err != nil {
 			return nil, s.promptError(id, err)
 		}
-		s.remember(nil, out.Manifest.AppendCanonical(nil))
 		res = &sdk.GetPromptResult{Description: fmt.Sprintf("ctxd prompt %s for bundle %s (%d tokens)", id, out.Prompt.BundleID, out.Prompt.TokenCounts.Total)}
 		for _, m := range out.Prompt.Messages {
 			res.Messages = append(res.Messages, &sdk.PromptMessage{Role: "user", Content: &sdk.TextContent{Text: m.Content}})
@@ -127,9 +119,9 @@ func (s *Server) promptHandler(id string, purpose contextbuilder.Purpose) sdk.Pr
 func promptRequest(id string, purpose contextbuilder.Purpose, args map[string]string) (*workspace.PromptRequest, error) {
 	for name := range args {
 		switch name {
-		case argIntent, argTargetFiles, argTargetSymbols:
+		case argIntent, argTargetFiles, argTargetSymbols, argSelected:
 		default:
-			return nil, invalidArgs("argument %q: the prompt takes %s, %s and %s", name, argIntent, argTargetFiles, argTargetSymbols)
+			return nil, invalidArgs("argument %q: the prompt takes %s, %s, %s and %s", name, argIntent, argTargetFiles, argTargetSymbols, argSelected)
 		}
 	}
 	req := contextbuilder.Request{Purpose: purpose}
@@ -141,10 +133,42 @@ func promptRequest(id string, purpose contextbuilder.Purpose, args map[string]st
 	if len(files) > 0 || len(symbols) > 0 {
 		req.PlanStep = &contextbuilder.PlanStep{ID: "mcp", Text: intent, TargetFiles: files, TargetSymbols: symbols}
 	}
+	sel, err := selectedTargets(args[argSelected])
+	if err != nil {
+		return nil, err
+	}
+	req.UserSelectedTargets = sel
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	return &workspace.PromptRequest{Request: req, TemplateID: id}, nil
+}
+
+// selectedTargets reads the user_selected_targets prompt argument: the
+// refusal's candidates as JSON ([{"path", "symbol"}], as the tools take
+// them), or path#symbol entries separated by commas (as a person types
+// them).
+func selectedTargets(arg string) ([]contextbuilder.UserTarget, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return nil, nil
+	}
+	if strings.HasPrefix(arg, "[") {
+		var out []contextbuilder.UserTarget
+		if err := workspace.DecodeStrict([]byte(arg), &out); err != nil {
+			return nil, invalidArgs("argument %q: %v", argSelected, err)
+		}
+		return out, nil
+	}
+	var out []contextbuilder.UserTarget
+	for _, e := range splitList(arg) {
+		path, sym, ok := strings.Cut(e, "#")
+		if !ok || path == "" || sym == "" {
+			return nil, invalidArgs("argument %q: %q is not path#symbol", argSelected, e)
+		}
+		out = append(out, contextbuilder.UserTarget{Path: path, Symbol: sym})
+	}
+	return out, nil
 }
 
 // splitList splits a comma-separated argument, dropping blanks.
@@ -165,13 +189,14 @@ func (s *Server) promptError(id string, err error) error {
 	f := workspace.Classify(err)
 	switch f.Kind {
 	case workspace.FailRefused:
-		data, merr := json.Marshal(f.Refusal)
+		r := mcpRefusal(f.Refusal)
+		data, merr := json.Marshal(refusalSummary{Code: r.Code, Message: r.Message, Advice: r.Advice, Candidates: r.Candidates})
 		if merr != nil {
 			break
 		}
 		msg := f.Message
-		if f.Refusal.Advice != "" {
-			msg += "; advice: " + f.Refusal.Advice
+		if advice := mcpAdvice(f.Refusal); advice != "" {
+			msg += "; advice: " + strings.ReplaceAll(advice, "user_selected_targets, e.g. \"user_selected_targets\": ", "the prompt argument user_selected_targets, e.g. ")
 		}
 		return &jsonrpc.Error{Code: codeRefused, Message: markdown.OneLine(msg), Data: data}
 	case workspace.FailInvalid, workspace.FailOutOfSync:

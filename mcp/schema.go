@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -156,26 +157,24 @@ var requestPatches = []patch{
 	{path: "active_file", drop: true},
 	{path: "selection", drop: true},
 	{path: "last_error.range", drop: true},
-	{path: "purpose", enum: []any{"intent", "plan", "diff"},
-		description: "What the bundle is for: intent (clarify a request; project metadata only), plan (plan a change) or diff (write the change; needs a target)."},
-	{path: "correlation_id", description: "A UUID echoed in the bundle and manifest; absent means ctxd derives one from the request, so the same request gets the same id."},
-	{path: "intent", description: "The user's request in words: {id, text}."},
-	{path: "plan_step", required: []string{"id"},
-		description: "The step the bundle is for: {id, text, target_files, target_symbols}. Name what to change here."},
-	{path: "plan_step.target_files", description: "Files to change, as workspace-relative paths with / separators (\"internal/store/store.go\"); \"path:L1-L2\" names lines L1 to L2 (1-based, inclusive) as the region to change. A path outside the workspace is refused."},
-	{path: "plan_step.new_files", description: "Files the step creates, as workspace-relative paths: listed in the bundle's target_files without content, so that check_change accepts a change creating them."},
-	{path: "plan_step.target_symbols", description: "Symbols to change, by name or qualified name (\"Store.List\"). A name with several definitions is refused as REFUSE_AMBIGUOUS_TARGET, listing candidates."},
-	{path: "user_selected_targets", description: "The answer to a REFUSE_AMBIGUOUS_TARGET refusal: one or more of its candidates as {path, symbol}. Retry the same call with this field added."},
-	{path: "last_error", description: "The error of a previous attempt, for a retry: {message, path}. Put the location in the message (\"main.go:12:5: undefined: x\")."},
-	{path: "constraints", description: "Rules the change must follow, each {scope, id, text}; they become the bundle's constraints block."},
+	{path: "purpose", enum: []any{"intent", "plan", "diff"}, description: "intent, plan, or diff (writing the change; needs a target)."},
+	{path: "correlation_id", description: "A UUID echoed in the bundle; absent: derived from the request."},
+	{path: "intent", description: "The user's request: {id, text}."},
+	{path: "plan_step", required: []string{"id"}, description: "The step the bundle is for; name what to change here."},
+	{path: "plan_step.target_files", description: "Workspace-relative paths to change; \"path:L1-L2\" names a region (1-based lines)."},
+	{path: "plan_step.new_files", description: "Paths the step creates, so that check_change accepts them."},
+	{path: "plan_step.target_symbols", description: "Symbols to change (\"Store.List\")."},
+	{path: "user_selected_targets", description: "The answer to REFUSE_AMBIGUOUS_TARGET: candidates as {path, symbol}."},
+	{path: "last_error", description: "A previous attempt's error, for a retry: {message, path}, or check_change's failure.error_context."},
+	{path: "constraints", description: "Rules the change must follow: [{scope, id, text}]."},
 	{path: "constraints.scope", enum: []any{"system", "project", "session", "user"}},
-	{path: "model", description: "Overrides of the workspace config's model and budget, field by field: provider, model, max_input_tokens, max_output_tokens, response_token_reserve, soft_limit_threshold_pct (1-100)."},
-	{path: "skill", description: "A skill of the workspace policy (.ctxd/config.json) to build under; it can only narrow what may be sent."},
-	{path: "thread", description: "Seed 000 thread reference {thread_id, turn_id, parent_turn_id, declared_refs}: the build records INTENT and DECISION events in the workspace ledger; declared_refs (intent:<turn>, execution:<turn>) bring earlier turns back as context."},
+	{path: "model", description: "Overrides of the configured model and budget: provider, model, max_input_tokens, max_output_tokens, response_token_reserve, soft_limit_threshold_pct."},
+	{path: "skill", description: "A skill of the workspace policy to build under."},
+	{path: "thread", description: "Seed 000 thread {thread_id, turn_id, parent_turn_id, declared_refs}: records the turn; declared_refs bring earlier turns back."},
 }
 
-// buildRequestSchema is the input schema of build_context, manifest and
-// budget.
+// buildRequestSchema is the input schema of build_context: the build
+// request, with a description for each field.
 func buildRequestSchema() (*jsonschema.Schema, error) {
 	s, err := infer[contextbuilder.Request]()
 	if err != nil {
@@ -184,15 +183,88 @@ func buildRequestSchema() (*jsonschema.Schema, error) {
 	return s, apply(s, requestPatches)
 }
 
-// promptRequestSchema is render_prompt's: a build request plus
-// template_id, as ctxd.renderPrompt's argument.
-func promptRequestSchema() (*jsonschema.Schema, error) {
-	s, err := infer[workspace.PromptRequest]()
+// sharedRequestSchema is the input schema of the other tools taking
+// build_context's request (manifest, budget, render_prompt): the request
+// is described once, in build_context's schema, and these name only its
+// required member and point there, so that tools/list does not repeat
+// the request in every tool. The server decodes their arguments with the
+// same strict decoder as build_context's, so an unknown or mistyped field
+// is still an invalid-argument error naming it.
+func sharedRequestSchema() (*jsonschema.Schema, error) {
+	full, err := buildRequestSchema()
 	if err != nil {
 		return nil, err
 	}
-	return s, apply(s, append(requestPatches[:len(requestPatches):len(requestPatches)],
-		patch{path: "template_id", description: "The prompt template to render (see the MCP prompts, or .ctxd/templates); absent means default-<purpose>."}))
+	purpose := *full.Properties["purpose"]
+	purpose.Description = ""
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "build_context's request: purpose, plan_step, user_selected_targets, model, … (see its schema).",
+		Properties:  map[string]*jsonschema.Schema{"purpose": &purpose},
+		Required:    []string{"purpose"},
+	}, nil
+}
+
+// stripDescriptions removes the descriptions below s.
+func stripDescriptions(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		p.Description = ""
+		stripDescriptions(p)
+	}
+	if s.Items != nil {
+		s.Items.Description = ""
+		stripDescriptions(s.Items)
+	}
+}
+
+// compactSchema removes what tools/list need not carry: a nullable
+// member's "null" type (an optional field is absent, never null, for an
+// agent) and the property order.
+func compactSchema(s *jsonschema.Schema) {
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	s.PropertyOrder = nil
+	for _, p := range s.Properties {
+		compactSchema(p)
+	}
+	if s.Items != nil {
+		compactSchema(s.Items)
+	}
+}
+
+// addResultArgs adds the result arguments a tool takes to its schema.
+func addResultArgs(s *jsonschema.Schema, t tool) {
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	lo, hi := float64(MinResultTokens), float64(MaxResultTokens)
+	s.Properties[argMaxResultTokens] = &jsonschema.Schema{Type: "integer", Minimum: &lo, Maximum: &hi,
+		Description: "Cap on this result's tokens (default 8000); what does not fit is linked or paged."}
+	if t.detail {
+		s.Properties[argDetail] = &jsonschema.Schema{Type: "string", Enum: []any{detailSummary, detailFull},
+			Description: "summary (default) or full: the whole result, if it fits max_result_tokens."}
+	}
+	if t.paged {
+		one := 1.0
+		s.Properties[argPage] = &jsonschema.Schema{Type: "integer", Minimum: &one, Description: "Page of the result's long lists (default 1)."}
+	}
+	compactSchema(s)
+}
+
+// promptRequestSchema is render_prompt's: build_context's request (as
+// [sharedRequestSchema] names it) plus template_id.
+func promptRequestSchema() (*jsonschema.Schema, error) {
+	s, err := sharedRequestSchema()
+	if err != nil {
+		return nil, err
+	}
+	s.Properties["template_id"] = &jsonschema.Schema{Type: "string", Description: "The prompt template (the MCP prompts list them); absent: default-<purpose>."}
+	return s, nil
 }
 
 // recordSchema is record_execution's, ctxd.recordExecution's argument
@@ -204,9 +276,9 @@ func recordSchema() (*jsonschema.Schema, error) {
 	}
 	return s, apply(s, []patch{
 		{path: folderField, drop: true},
-		{path: "thread_id", description: "The thread of the turn, as given to build_context or render_prompt in thread.thread_id."},
-		{path: "turn_id", description: "The turn the output answers; it must have been built with this thread_id and turn_id."},
-		{path: "output", description: "The model's output for the turn, verbatim (at most 4 MiB of UTF-8)."},
+		{path: "thread_id", description: "build_context's thread.thread_id."},
+		{path: "turn_id", description: "The turn the output answers, built with this thread."},
+		{path: "output", description: "The model's output, verbatim (at most 4 MiB)."},
 	})
 }
 
@@ -219,9 +291,9 @@ func checkChangeSchema() (*jsonschema.Schema, error) {
 	}
 	return s, apply(s, []patch{
 		{path: folderField, drop: true},
-		{path: "answer", description: "The model's answer, verbatim (at most 4 MiB of UTF-8)."},
-		{path: "bundle_id", description: "The bundle_id of the build_context result the answer was made from; absent checks against the files as they are."},
-		{path: "thread_id", description: "With turn_id: the thread turn (built with build_context's thread) whose EXECUTION records the answer and its verdict."},
+		{path: "answer", description: "The model's answer, verbatim (at most 4 MiB)."},
+		{path: "bundle_id", description: "The bundle the answer was made from; absent: check against the files as they are."},
+		{path: "thread_id", description: "With turn_id: the thread turn whose EXECUTION records the verdict."},
 		{path: "turn_id", description: "The turn the answer answers."},
 	})
 }
@@ -236,7 +308,7 @@ func verifySchema() (*jsonschema.Schema, error) {
 	return s, apply(s, []patch{
 		{path: folderField, drop: true},
 		{path: "mode", enum: []any{"stream", "ledger"},
-			description: "stream (default) replays the ledger file; ledger verifies from SQL queries on its SQLite projection."},
+			description: "stream (default): the ledger file; ledger: its SQLite projection."},
 	})
 }
 
@@ -248,12 +320,6 @@ func indexStatusSchema() (*jsonschema.Schema, error) {
 	}
 	return s, apply(s, []patch{
 		{path: "", optional: true},
-		{path: "skipped", description: "List every skipped path with its reason (ignored, deny_rule, binary, too_large, …)."},
+		{path: "skipped", description: "List each skipped path with its reason."},
 	})
-}
-
-// outputSchema is the schema of a tool's structuredContent: the inferred
-// schema of the LSP command's result type.
-func outputSchema[T any]() (*jsonschema.Schema, error) {
-	return infer[T]()
 }

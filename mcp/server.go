@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
+	"time"
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
@@ -26,6 +26,14 @@ type Options struct {
 	// Version is ctxd's version, reported in the initialize result and by
 	// index_status; empty means "devel".
 	Version string
+	// MaxResultTokens is the result budget of a call that sets none
+	// (max_result_tokens); 0 means DefaultMaxResultTokens. Resources
+	// (a bundle's parts) are paged within it.
+	MaxResultTokens int
+	// ProgressAfter is how long a call with a progressToken runs before
+	// its first progress notification, and the interval of the next ones;
+	// 0 means a second.
+	ProgressAfter time.Duration
 	// Service configures the workspace service the tools call: the index
 	// (cache directory shared with the LSP server and the CLI, size cap),
 	// the secret scanner and the clock. Its Logger and Version are the
@@ -59,15 +67,8 @@ type Server struct {
 	name string
 	mcp  *sdk.Server
 
-	mu   sync.Mutex
-	last lastBuild
-}
-
-// lastBuild is what the session's resources serve: the canonical JSON of
-// the last bundle built and of the last manifest computed; nil before
-// the first.
-type lastBuild struct {
-	bundle, manifest []byte
+	maxResult     int
+	progressAfter time.Duration
 }
 
 // New creates the server for opts.Root and starts indexing it: the index
@@ -83,6 +84,15 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
+	if opts.MaxResultTokens == 0 {
+		opts.MaxResultTokens = DefaultMaxResultTokens
+	}
+	if opts.MaxResultTokens < MinResultTokens || opts.MaxResultTokens > MaxResultTokens {
+		return nil, fmt.Errorf("mcp server: the result budget %d is not from %d to %d tokens", opts.MaxResultTokens, MinResultTokens, MaxResultTokens)
+	}
+	if opts.ProgressAfter <= 0 {
+		opts.ProgressAfter = time.Second
+	}
 	root := filepath.Clean(opts.Root)
 	svcOpts := opts.Service
 	svcOpts.Logger, svcOpts.Version = opts.Logger, opts.Version
@@ -92,6 +102,9 @@ func New(opts Options) (*Server, error) {
 		root: root,
 		uri:  index.PathToURI(root),
 		name: filepath.Base(root),
+
+		maxResult:     opts.MaxResultTokens,
+		progressAfter: opts.ProgressAfter,
 	}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "ctxd", Title: "ctxd context bundles", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -109,7 +122,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("mcp server: tool %s: %w", t.name, err)
 		}
 	}
-	s.addResources()
+	s.addBundleResources()
 	// A configuration that cannot be used refuses every build with its
 	// reason; the log says so now rather than at the first call.
 	for _, p := range s.svc.SetRoots([]index.Root{{URI: s.uri, Name: s.name, Dir: root}}) {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 	"github.com/ctxd/ctxd/index/indextest"
 	"github.com/ctxd/ctxd/internal/testenv"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
@@ -121,32 +124,31 @@ func TestToolsList(t *testing.T) {
 		return out
 	}
 	request := []string{"constraints", "correlation_id", "intent", "last_error", "model", "plan_step", "purpose", "skill", "thread", "user_selected_targets"}
+	budget := []string{argMaxResultTokens}
+	paged := []string{argMaxResultTokens, argPage}
+	detailed := []string{argDetail, argMaxResultTokens, argPage}
 	tests := []struct {
 		tool         string
 		wantInput    []string
 		wantRequired []string
-		wantOutput   []string
 		readOnly     bool
 	}{
-		{"build_context", request, []string{"purpose"}, []string{"budget_report", "bundle", "manifest", "redaction_report"}, false},
-		{"manifest", request, []string{"purpose"}, []string{"budget_report", "manifest", "redaction_report"}, true},
-		{"budget", request, []string{"purpose"}, []string{"budget_report", "counts"}, true},
-		{"render_prompt", append(slices.Clone(request), "template_id"), []string{"purpose"},
-			[]string{"budget_report", "context_artifact", "manifest", "prompt", "prompt_artifact", "redaction_report"}, false},
-		{"record_execution", []string{"output", "thread_id", "turn_id"}, []string{"output", "thread_id", "turn_id"},
-			[]string{"event_digest", "event_index", "output_digest", "ref_id"}, false},
-		{"check_change", []string{"answer", "bundle_id", "thread_id", "turn_id"}, []string{"answer"},
-			[]string{"bundle_id", "edit", "failure", "files", "format", "recorded", "status", "written"}, false},
-		{"verify", []string{"mode"}, nil, []string{"checks", "context_config_digest", "counts", "mode", "ok"}, false},
-		{"index_status", []string{"skipped"}, nil, []string{"index", "open_documents", "position_encoding", "server", "workspace_folders"}, true},
+		{"build_context", append(slices.Clone(request), detailed...), []string{"purpose"}, false},
+		{"manifest", append([]string{"purpose"}, detailed...), []string{"purpose"}, true},
+		{"budget", append([]string{"purpose"}, detailed...), []string{"purpose"}, true},
+		{"render_prompt", append([]string{"purpose", "template_id"}, detailed...), []string{"purpose"}, false},
+		{"record_execution", append([]string{"output", "thread_id", "turn_id"}, budget...), []string{"output", "thread_id", "turn_id"}, false},
+		{"check_change", append([]string{"answer", "bundle_id", "thread_id", "turn_id"}, budget...), []string{"answer"}, false},
+		{"verify", append([]string{"mode"}, paged...), nil, true},
+		{"index_status", append([]string{"skipped"}, paged...), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			tl := byName[tt.tool]
 			slices.Sort(tt.wantInput)
-			in, out := shape(tl.InputSchema), shape(tl.OutputSchema)
-			if in.Type != "object" || out.Type != "object" {
-				t.Errorf("schema types: input %q, output %q; want object", in.Type, out.Type)
+			in := shape(tl.InputSchema)
+			if in.Type != "object" || tl.OutputSchema != nil {
+				t.Errorf("input schema type %q, output schema %v; want an object and none (results are fitted to a budget)", in.Type, tl.OutputSchema)
 			}
 			if diff := cmp.Diff(tt.wantInput, keys(in.Properties)); diff != "" {
 				t.Errorf("input properties (-want +got):\n%s", diff)
@@ -155,10 +157,7 @@ func TestToolsList(t *testing.T) {
 			if diff := cmp.Diff(tt.wantRequired, in.Required); diff != "" {
 				t.Errorf("input required (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantOutput, keys(out.Properties)); diff != "" {
-				t.Errorf("output properties (-want +got):\n%s", diff)
-			}
-			if len(tl.Description) < 200 || tl.Title == "" {
+			if len(tl.Description) < 100 || tl.Title == "" {
 				t.Errorf("description %q, title %q: want a description telling an agent when to call it", tl.Description, tl.Title)
 			}
 			if tl.Annotations == nil || tl.Annotations.ReadOnlyHint != tt.readOnly ||
@@ -167,26 +166,31 @@ func TestToolsList(t *testing.T) {
 				t.Errorf("annotations %+v, want read-only %v, not destructive, closed world", tl.Annotations, tt.readOnly)
 			}
 			// Agents name targets by path: no URI or editor position
-			// anywhere in an input schema.
+			// anywhere in an input schema; optional fields are absent,
+			// never null.
 			raw := string(mustJSON(t, tl.InputSchema))
-			for _, field := range []string{`"active_file"`, `"selection"`, `"range"`, `"character"`, `"workspace_folder"`} {
+			for _, field := range []string{`"active_file"`, `"selection"`, `"range"`, `"character"`, `"workspace_folder"`, `"null"`} {
 				if strings.Contains(raw, field) {
 					t.Errorf("input schema has %s", field)
 				}
 			}
 		})
 	}
-	// The build tools describe the path fields and the refusals.
+	// build_context's schema describes the request once, for all.
 	raw := string(mustJSON(t, byName["build_context"].InputSchema))
 	for _, w := range []string{"target_files", "target_symbols", "user_selected_targets", "path:L1-L2", `"enum":["intent","plan","diff"]`} {
 		if !strings.Contains(raw, w) {
 			t.Errorf("build_context's input schema lacks %s", w)
 		}
 	}
-	for _, w := range []string{"REFUSE_AMBIGUOUS_TARGET", "user_selected_targets", "isError", "plan_step.target_files"} {
+	for _, w := range []string{"plan_step.target_files", "resource link", "max_result_tokens"} {
 		if !strings.Contains(byName["build_context"].Description, w) {
 			t.Errorf("build_context's description lacks %s", w)
 		}
+	}
+	// The whole list costs a conversation little.
+	if n := len(mustJSON(t, res)); n > 12*1024 {
+		t.Errorf("tools/list is %d bytes, want at most 12 KiB", n)
 	}
 }
 
@@ -198,7 +202,7 @@ func TestToolsList(t *testing.T) {
 func TestBuildByPath(t *testing.T) {
 	s := start(t, testenv.ExampleCopy(t))
 	args := diffRequest([]string{"internal/store/store.go", ".env"}, "List")
-	data := s.ok("build_context", args)
+	data := s.full("build_context", args)
 	cbtest.Validate(t, "build_result.schema.json", data)
 
 	var res contextbuilder.Result
@@ -213,8 +217,9 @@ func TestBuildByPath(t *testing.T) {
 	}) {
 		t.Errorf("excluded = %+v, want .env as deny_rule", res.Manifest.Selection.ExcludedCandidates)
 	}
-	// structuredContent is the canonical form the LSP command replies
-	// with: re-canonicalizing it changes nothing.
+	// In full detail structuredContent is the canonical form the LSP
+	// command replies with: re-canonicalizing it changes nothing; the
+	// text is the bundle as Markdown, exactly as ctxd build prints it.
 	canon, err := jcs.Transform(data)
 	if err != nil {
 		t.Fatal(err)
@@ -222,35 +227,60 @@ func TestBuildByPath(t *testing.T) {
 	if want := res.AppendCanonical(nil); !bytes.Equal(canon, want) {
 		t.Errorf("structuredContent is not the result's canonical JSON")
 	}
-	// The text is the bundle as Markdown, exactly as ctxd build prints it.
-	result := s.call("build_context", args)
+	fullArgs := map[string]any{argDetail: detailFull, argMaxResultTokens: MaxResultTokens}
+	for k, v := range args {
+		fullArgs[k] = v
+	}
 	var md bytes.Buffer
 	if err := markdown.Write(&md, &res); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(md.String(), texts(result)); diff != "" {
+	if diff := cmp.Diff(md.String(), texts(s.call("build_context", fullArgs))); diff != "" {
 		t.Errorf("text content (-want +got):\n%s", diff)
 	}
 
-	// The resources hold the last bundle and manifest.
-	for uri, want := range map[string][]byte{BundleResource: res.Bundle.AppendCanonical(nil), ManifestResource: res.Manifest.AppendCanonical(nil)} {
-		rr, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: uri})
-		if err != nil {
-			t.Fatalf("%s: %v", uri, err)
+	// In summary detail (the default), the example's small bundle is
+	// shown whole: every block's section is in the text, none is linked.
+	sum := s.call("build_context", args)
+	var got bundleSummary
+	if err := json.Unmarshal(mustJSON(t, sum.StructuredContent), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.BundleID != res.Bundle.BundleID || got.Blocks.Total != len(res.Bundle.Blocks) || got.Blocks.Shown != fmt.Sprintf("1-%d", got.Blocks.Total) || got.Blocks.Linked != 0 {
+		t.Errorf("summary %+v, want bundle %s with all %d blocks shown", got, res.Bundle.BundleID, len(res.Bundle.Blocks))
+	}
+	for i := range res.Bundle.Blocks {
+		if !strings.Contains(texts(sum), markdown.Block(&res.Bundle.Blocks[i])) {
+			t.Errorf("block %d is not in the text", i+1)
 		}
-		if len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "application/json" || rr.Contents[0].Text != string(want) {
-			t.Errorf("%s = %.200v, want the canonical JSON of the last build", uri, rr.Contents)
+	}
+	if got.Manifest.ExcludedByReason["deny_rule"] == 0 || got.Manifest.URI != bundleURI(got.BundleID, "manifest") {
+		t.Errorf("manifest summary %+v", got.Manifest)
+	}
+
+	// The recorded bundle's parts are resources.
+	for part, want := range map[string]string{
+		"blocks/1":   markdown.Block(&res.Bundle.Blocks[0]),
+		"blocks":     blockURI(res.Bundle.BundleID, len(res.Bundle.Blocks)),
+		"manifest":   "excluded `.env`: deny_rule",
+		"redactions": "path_excluded `.env`",
+		"budget":     "decision ok",
+	} {
+		rr, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: bundleURI(res.Bundle.BundleID, part)})
+		if err != nil {
+			t.Fatalf("%s: %v", part, err)
+		}
+		if len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, want) {
+			t.Errorf("%s = %.400v, want it to hold %q", part, rr.Contents, want)
 		}
 	}
 
 	for _, tool := range []string{"manifest", "budget"} {
-		out := s.ok(tool, args)
-		cbtest.Validate(t, tool+"_result.schema.json", out)
+		cbtest.Validate(t, tool+"_result.schema.json", s.full(tool, args))
 	}
-	out := s.ok("render_prompt", args)
-	cbtest.Validate(t, "render_prompt_result.schema.json", out)
-	cbtest.Validate(t, "index_status_result.schema.json", s.ok("index_status", map[string]any{"skipped": true}))
-	cbtest.Validate(t, "verify_report.schema.json", s.ok("verify", nil))
+	cbtest.Validate(t, "render_prompt_result.schema.json", s.full("render_prompt", args))
+	cbtest.Validate(t, "index_status_result.schema.json", s.full("index_status", map[string]any{"skipped": true}))
+	cbtest.Validate(t, "verify_report.schema.json", s.full("verify", nil))
 
 	for _, o := range s.outputs {
 		if strings.Contains(o, "not-a-real-password") {
@@ -264,8 +294,8 @@ func TestBuildByPath(t *testing.T) {
 func TestSameFingerprintTwice(t *testing.T) {
 	s := start(t, indextest.WriteTree(t, shopWorkspace))
 	args := diffRequest([]string{"cart/cart.go"})
-	first := s.ok("build_context", args)
-	second := s.ok("build_context", args)
+	first := s.full("build_context", args)
+	second := s.full("build_context", args)
 	if !bytes.Equal(member(t, first, "bundle"), member(t, second, "bundle")) {
 		t.Error("two builds of the same request differ")
 	}
@@ -371,7 +401,11 @@ func TestRefusals(t *testing.T) {
 						t.Errorf("%s: text %q lacks %q", tool, text, w)
 					}
 				}
-				cbtest.Validate(t, "cli_refusal.schema.json", mustJSON(t, map[string]any{"refusal": r}))
+				if cliFlag.MatchString(r.Advice) || strings.Contains(r.Advice, "active_file") {
+					t.Errorf("%s: advice %q names a CLI flag or an editor field", tool, r.Advice)
+				}
+				// In full detail the JSON text is the CLI's refusal.
+				cbtest.Validate(t, "cli_refusal.schema.json", s.fails(tool, withFull(tt.args)).json)
 			}
 		})
 	}
@@ -423,7 +457,7 @@ func TestAmbiguousTargetRetry(t *testing.T) {
 		t.Errorf("candidate range %+v, want line 3 (0-based), character 0", c.Range)
 	}
 	args["user_selected_targets"] = []map[string]string{{"path": r.Candidates[2].Path, "symbol": r.Candidates[2].Symbol}}
-	data := s.ok("build_context", args)
+	data := s.full("build_context", args)
 	var res contextbuilder.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
@@ -446,7 +480,7 @@ func TestNewTargetFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "cart", "discount.go"), []byte("package cart\n\n// Discount is "+marker+".\nfunc Discount() int { return 1 }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data := s.ok("build_context", diffRequest([]string{"cart/discount.go:3-4"}))
+	data := s.full("build_context", diffRequest([]string{"cart/discount.go:3-4"}))
 	if !strings.Contains(string(data), marker) {
 		t.Errorf("the new file is not in the bundle: %.400s", data)
 	}
@@ -492,7 +526,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	s := start(t, indextest.WriteTree(t, leakWorkspace))
 	args := diffRequest([]string{"main.go", "config/settings.go"})
 	args["thread"] = map[string]any{"thread_id": "th-1", "turn_id": "turn-1"}
-	bundle := string(s.ok("build_context", args))
+	bundle := string(s.full("build_context", args))
 	if !strings.Contains(bundle, "[REDACTED:") || !strings.Contains(bundle, "CONTENT_MARKER_CFG_8e1") {
 		t.Errorf("the bundle does not show config/settings.go redacted: %.600s", bundle)
 	}
@@ -505,8 +539,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 	s.refusal("build_context", diffRequest([]string{".env"}))
 	s.refusal("build_context", diffRequest([]string{"config/settings.go"}, "password", "Nope"))
 	s.fails("build_context", map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s", "target_files": []string{"main.go"}}, "skill": 3})
-	for _, uri := range []string{BundleResource, ManifestResource} {
-		rr, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: uri})
+	var sum bundleSummary
+	if err := json.Unmarshal(s.ok("build_context", args), &sum); err != nil {
+		t.Fatal(err)
+	}
+	parts := []string{"blocks", "manifest", "redactions", "budget"}
+	for n := 1; n <= sum.Blocks.Total; n++ {
+		parts = append(parts, "blocks/"+strconv.Itoa(n))
+	}
+	for _, part := range parts {
+		rr, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: bundleURI(sum.BundleID, part)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,9 +605,23 @@ func TestThreadRecordAndVerify(t *testing.T) {
 	if rec.RefID != "execution:turn-1" {
 		t.Errorf("ref_id %q, want execution:turn-1", rec.RefID)
 	}
+	// A turn records one output; the output is required; errors name JSON
+	// fields, never Go types.
+	if r, _ := s.refusal("record_execution", map[string]any{"thread_id": "th-1", "turn_id": "turn-1", "output": "again"}); r.Code != workspace.CodeDuplicateExecution {
+		t.Errorf("second record of a turn: code %s, want %s", r.Code, workspace.CodeDuplicateExecution)
+	}
+	for args, want := range map[string]string{
+		`{"thread_id": "th-1", "turn_id": "turn-1"}`:                 `field "output" is required`,
+		`{"thread_id": 5, "turn_id": "turn-1", "output": "x"}`:       `field "thread_id": expected a string`,
+		`{"thread_id": "th-1", "turn_id": "turn-1", "output": null}`: `field "output" is required`,
+	} {
+		if e := s.fails("record_execution", json.RawMessage(args)); !strings.Contains(e.text, want) {
+			t.Errorf("record_execution %s: %q, want %q", args, e.text, want)
+		}
+	}
 	second := diffRequest([]string{"cart/cart.go"})
 	second["thread"] = map[string]any{"thread_id": "th-1", "turn_id": "turn-2", "parent_turn_id": "turn-1", "declared_refs": []string{"intent:turn-1", "execution:turn-1"}}
-	if data := s.ok("build_context", second); !strings.Contains(string(data), "PREVIOUS_ATTEMPT_MARKER") {
+	if data := s.full("build_context", second); !strings.Contains(string(data), "PREVIOUS_ATTEMPT_MARKER") {
 		t.Error("the recorded output is not in the next turn's bundle")
 	}
 	r, _ := s.refusal("record_execution", map[string]any{"thread_id": "th-1", "turn_id": "never", "output": "x"})
@@ -588,8 +644,10 @@ func TestPanicKeepsServing(t *testing.T) {
 	srv, logs := newServer(t, indextest.WriteTree(t, shopWorkspace))
 	err := srv.addTool(tool{
 		name: "boom", title: "panics", readOnly: true,
-		in: indexStatusSchema, out: outputSchema[struct{}],
-		call: func(context.Context, *Server, json.RawMessage) (*sdk.CallToolResult, error) { panic("PANIC_DETAIL_5") },
+		in: indexStatusSchema,
+		call: func(context.Context, *Server, json.RawMessage, resultArgs) (*sdk.CallToolResult, error) {
+			panic("PANIC_DETAIL_5")
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -605,31 +663,31 @@ func TestPanicKeepsServing(t *testing.T) {
 	s.ok("index_status", nil)
 }
 
-// TestResourcesBeforeBuild: the session's resources are listed, and
-// reading one before any build says which tool to call.
-func TestResourcesBeforeBuild(t *testing.T) {
+// TestBundleResourcesUnknown: a bundle's parts are one resource
+// template; a bundle never recorded, a block out of range or an unknown
+// part is not found, with a message that says what exists.
+func TestBundleResourcesUnknown(t *testing.T) {
 	s := start(t, indextest.WriteTree(t, shopWorkspace))
-	res, err := s.cs.ListResources(s.ctx, nil)
+	res, err := s.cs.ListResourceTemplates(s.ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var uris []string
-	for _, r := range res.Resources {
-		uris = append(uris, r.URI)
+	if len(res.ResourceTemplates) != 1 || res.ResourceTemplates[0].URITemplate != bundleTemplate {
+		t.Errorf("templates %+v, want %s", res.ResourceTemplates, bundleTemplate)
 	}
-	if diff := cmp.Diff([]string{BundleResource, ManifestResource}, uris); diff != "" {
-		t.Errorf("resources (-want +got):\n%s", diff)
+	var sum bundleSummary
+	if err := json.Unmarshal(s.ok("build_context", diffRequest([]string{"cart/cart.go"})), &sum); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: BundleResource}); err == nil || !strings.Contains(err.Error(), "call build_context first") {
-		t.Errorf("reading the bundle before a build: %v", err)
-	}
-	// A manifest call sets the manifest, not the bundle.
-	s.ok("manifest", diffRequest([]string{"main.go"}))
-	if _, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: ManifestResource}); err != nil {
-		t.Errorf("reading the manifest after a manifest call: %v", err)
-	}
-	if _, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: BundleResource}); err == nil {
-		t.Error("a manifest call set the last bundle")
+	for uri, want := range map[string]string{
+		bundleURI("00000000-0000-0000-0000-000000000000", "blocks"): "no bundle",
+		bundleURI(sum.BundleID, "blocks", "999"):                    "has blocks 1 to",
+		bundleURI(sum.BundleID, "blocks", "1", "pages", "9"):        "has 1 pages",
+		bundleURI(sum.BundleID, "secrets"):                          "a bundle's parts are",
+	} {
+		if _, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", uri, err, want)
+		}
 	}
 }
 
@@ -686,9 +744,6 @@ func TestSchemaPatchesFollowTheGoTypes(t *testing.T) {
 		if _, err := tl.in(); err != nil {
 			t.Errorf("%s: input schema: %v", tl.name, err)
 		}
-		if _, err := tl.out(); err != nil {
-			t.Errorf("%s: output schema: %v", tl.name, err)
-		}
 	}
 	s, err := buildRequestSchema()
 	if err != nil {
@@ -723,7 +778,7 @@ func TestCheckChange(t *testing.T) {
 			BundleID string `json:"bundle_id"`
 		} `json:"bundle"`
 	}
-	if err := json.Unmarshal(s.ok("build_context", diffRequest([]string{"cart/cart.go"})), &built); err != nil {
+	if err := json.Unmarshal(s.full("build_context", diffRequest([]string{"cart/cart.go"})), &built); err != nil {
 		t.Fatal(err)
 	}
 	diff := "--- a/cart/cart.go\n+++ b/cart/cart.go\n@@ @@\n // Add appends a SKU.\n func (c *Cart) Add(sku string) {\n-\tc.Items = append(c.Items, sku)\n+\tc.Items = append(c.Items, sku, sku)\n }\n"

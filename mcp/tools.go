@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,161 +14,119 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/strictjson"
 	"github.com/ctxd/ctxd/workspace"
-	"github.com/ctxd/ctxd/workspace/markdown"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tool declares one MCP tool: its name and description for the agent, how
-// its schemas are made from the LSP command's Go types, and its call,
-// which decodes the arguments, calls the service and encodes the result.
+// tool declares one MCP tool: its name and description for the agent, its
+// input schema (made from the LSP command's Go types where there is one),
+// which result arguments it takes, and its call, which decodes the
+// arguments, calls the service and fits the result to the budget.
 type tool struct {
 	name, title, description string
 	// readOnly tools change nothing; the others only append records
 	// under .ctxd (never destructive).
 	readOnly bool
-	in, out  func() (*jsonschema.Schema, error)
-	// result describes the output schema: what structuredContent holds.
-	result string
-	call   func(ctx context.Context, s *Server, args json.RawMessage) (*sdk.CallToolResult, error)
+	// paged tools take "page" for their long lists; detail tools take
+	// "detail" (summary or full).
+	paged, detail bool
+	in            func() (*jsonschema.Schema, error)
+	call          func(ctx context.Context, s *Server, args json.RawMessage, ra resultArgs) (*sdk.CallToolResult, error)
 }
 
-// refusalHelp ends the description of every context tool: what a refusal
-// is and what to do about it.
-const refusalHelp = " A refusal is a tool error (isError) whose first text says the code, message and advice, and whose second text is " +
-	"{\"refusal\": {code, message, advice, candidates?, budget_report?, …}} as JSON. Codes: REFUSE_AMBIGUOUS_TARGET (retry with one of " +
-	"its candidates in user_selected_targets), REFUSE_CONTEXT_TOO_LARGE (fewer targets, a line range, or a larger model.max_input_tokens), " +
-	"REFUSE_TARGET_NOT_FOUND, REFUSE_OUTSIDE_SANDBOX, REFUSE_UNSUPPORTED_TARGET, REFUSE_SECRET_RISK, the policy's context_* reasons and the " +
-	"thread's REF_NOT_FOUND, CROSS_THREAD_REF, MAX_REFS_EXCEEDED, EMPTY_REFS_DENIED. A refusal means nothing may be sent: follow its " +
-	"advice rather than reading the files another way. Invalid arguments are a tool error naming the field."
+// Tool descriptions say when to call a tool in a sentence or two: they
+// are sent in every conversation (tools/list), so the details live in
+// docs/mcp.md and in the refusals and errors themselves.
+const (
+	// resultNote ends the descriptions of tools whose result is fitted to
+	// max_result_tokens.
+	resultNote = " The result fits max_result_tokens (default 8000); long lists are paged (\"page\": 2, …)."
+)
 
-// tools are the MCP tools (tools/list sorts them by name). Each one is an
-// LSP command of workspace.Commands under an agent's name.
+// tools are the MCP tools (tools/list sorts them by name). The first eight
+// are LSP commands of workspace.Commands under an agent's name; the last
+// four read the workspace for an agent inside the same boundary.
 var tools = []tool{
 	{
-		name:   "build_context",
-		result: "ctxd.buildContext's result: {bundle, manifest, redaction_report, budget_report} (docs/contract.md).",
-		title:  "Build a context bundle",
-		description: "Build the context a model needs for a change in this workspace: the target files, the declarations they use, " +
-			"their callers and config files, ordered by priority, sliced to the token budget, with every secret redacted. Call it " +
-			"before planning or writing a change, instead of reading whole files: name the files to change in plan_step.target_files " +
-			"(workspace-relative paths, \"path:L1-L2\" for a region) and/or symbols in plan_step.target_symbols. The text result is the " +
-			"bundle as Markdown, to read directly; structuredContent is {bundle, manifest, redaction_report, budget_report}, the same " +
-			"bytes as `ctxd build --format json` and the LSP command ctxd.buildContext. The bundle is recorded under .ctxd." + refusalHelp,
-		in:   buildRequestSchema,
-		out:  outputSchema[contextbuilder.Result],
-		call: buildCall((*workspace.Service).BuildContext, buildResult),
+		name: "build_context", title: "Build a context bundle", detail: true, paged: true,
+		description: "Call before planning or writing a change, instead of reading files: the context for the files in " +
+			"plan_step.target_files (or symbols in plan_step.target_symbols), ordered and budgeted, every secret redacted, recorded. " +
+			"The text shows the blocks that fit max_result_tokens (default 8000) in full; each other block is a resource link " +
+			"(ctxd://bundles/<id>/blocks/<n>) to read with resources/read. A refusal is a tool error with a code and advice to follow.",
+		in: buildRequestSchema,
+		call: buildCall((*workspace.Service).BuildContext, func(s *Server, r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, error) {
+			if r.Bundle == nil || r.Manifest == nil || r.RedactionReport == nil || r.BudgetReport == nil {
+				return nil, fmt.Errorf("build_context: the builder returned an incomplete result")
+			}
+			return fitBuild(r, ra)
+		}),
 	},
 	{
-		name:   "manifest",
-		result: "ctxd.manifest's result: {manifest, redaction_report, budget_report}.",
-		title:  "Preview a bundle's manifest",
-		description: "What build_context would select for the same arguments, without block contents: included files with the reason " +
-			"for each, excluded candidates with theirs (deny rules, secrets, budget, policy), fingerprints, and the redaction and budget " +
-			"reports. Its fingerprints and ids equal build_context's. Call it to check or explain a selection before building; it records " +
-			"nothing." + refusalHelp,
-		readOnly: true,
-		in:       buildRequestSchema,
-		out:      outputSchema[contextbuilder.ManifestResult],
-		call:     buildCall((*workspace.Service).Manifest, manifestResult),
+		name: "manifest", title: "Preview a bundle's manifest", readOnly: true, detail: true, paged: true,
+		description: "What build_context would include and exclude for the same arguments, with reasons and fingerprints, " +
+			"without contents or records: call it to check or explain a selection." + resultNote,
+		in:   sharedRequestSchema,
+		call: buildCall((*workspace.Service).Manifest, fitManifest),
 	},
 	{
-		name:   "budget",
-		result: "ctxd.budget's result: {budget_report, counts}.",
-		title:  "Estimate a bundle's tokens",
-		description: "The token estimate of the bundle build_context would build for the same arguments, against the soft and hard " +
-			"limits (decision ok, warn_soft_limit or refuse_hard_limit), with counts of files, blocks and exclusions. The cheapest call: " +
-			"use it to choose targets or a model budget. A bundle over the hard limit is a report with decision refuse_hard_limit, not " +
-			"an error; it records nothing." + refusalHelp,
-		readOnly: true,
-		in:       buildRequestSchema,
-		out:      outputSchema[contextbuilder.BudgetResult],
-		call:     buildCall((*workspace.Service).Budget, jsonResult[contextbuilder.BudgetResult]),
+		name: "budget", title: "Estimate a bundle's tokens", readOnly: true, detail: true, paged: true,
+		description: "The token estimate of build_context's bundle for the same arguments against the model's limits " +
+			"(decision ok, warn_soft_limit or refuse_hard_limit): the cheapest call to choose targets or model.max_input_tokens." + resultNote,
+		in:   sharedRequestSchema,
+		call: buildCall((*workspace.Service).Budget, fitBudget),
 	},
 	{
-		name:   "render_prompt",
-		result: "ctxd.renderPrompt's result: the ctxd.prompt.v1 prompt, its and its bundle's artifacts, and the build's manifest and reports.",
-		title:  "Render a provider-ready prompt",
-		description: "Build the bundle as build_context does (recorded too) and render it with one of the workspace's prompt templates " +
-			"into a provider-ready prompt: [system, user] messages with token counts, stored as a hash-addressed artifact under .ctxd. " +
-			"Call it when you send the prompt to a model yourself. template_id picks the template (the MCP prompts list them); absent " +
-			"means default-<purpose>. Template failures are refused as prompt_build_failed or prompt_write_failed." + refusalHelp,
+		name: "render_prompt", title: "Render a provider-ready prompt", detail: true, paged: true,
+		description: "Build the bundle as build_context does and render it with a prompt template (template_id; the MCP prompts " +
+			"list them) into [system, user] messages, recorded: call it when you send the prompt to a model yourself." + resultNote,
 		in:   promptRequestSchema,
-		out:  outputSchema[workspace.PromptResult],
 		call: promptCall,
 	},
 	{
-		name:   "record_execution",
-		result: "ctxd.recordExecution's result: the ref a later build declares (execution:<turn_id>) and the event's index and digests.",
-		title:  "Record a model's output",
-		description: "Record a model's output for a turn of a thread as an EXECUTION event of the workspace ledger (seed 000), after " +
-			"build_context or render_prompt built that turn with thread {thread_id, turn_id}. A later build of the thread brings it back " +
-			"as the previous attempt when its thread.declared_refs has execution:<turn_id>. Refused with REF_NOT_FOUND when the turn " +
-			"was never built; invalid arguments are a tool error naming the field.",
+		name: "record_execution", title: "Record a model's output",
+		description: "Record a model's output for a thread turn built with build_context's thread {thread_id, turn_id}; once per " +
+			"turn. A later build declaring execution:<turn_id> brings it back as the previous attempt.",
 		in:   recordSchema,
-		out:  outputSchema[workspace.Recorded],
-		call: argsCall((*workspace.Service).RecordExecution, func(a *workspace.RecordExecutionArgs) string { return a.WorkspaceFolder }),
+		call: argsCall((*workspace.Service).RecordExecution, func(a *workspace.RecordExecutionArgs) string { return a.WorkspaceFolder }, nil),
 	},
 	{
-		name:   "check_change",
-		result: "ctxd.checkChange's result: {status, format, bundle_id?, files: [{path, action, sha256_before, sha256_after}], failure?: {code, message, advice, error_context}, recorded?}.",
-		title:  "Check a model's change",
-		description: "Check a model's answer before applying it: answer is the raw text (a unified diff, SEARCH/REPLACE blocks after a path " +
-			"line, or whole files in fenced blocks after their path; prose is ignored). With bundle_id (from build_context) the bundle's " +
-			"manifest is the reference: only its files may change, and only while their sha256 is unchanged. Checks, in order: " +
-			"CHANGE_MALFORMED, CHANGE_OUTSIDE_SANDBOX, CHANGE_NEVER_SEND_PATH, CHANGE_NOT_IN_BUNDLE, CHANGE_STALE, CHANGE_CONTEXT_MISMATCH " +
-			"(the failure quotes the closest lines the file has), CHANGE_AMBIGUOUS_MATCH, CHANGE_SYNTAX_ERROR, CHANGE_SECRET. A rejection " +
-			"is a result (status rejected), not a tool error: pass failure.error_context as last_error to build_context and ask the " +
-			"model again. Nothing is written: an accepted change gives each file's sha256 before and after; apply it with your own " +
-			"edit tool or `ctxd check-change --write`. The verdict is recorded (as the EXECUTION of thread_id/turn_id when given).",
+		name: "check_change", title: "Check a model's change",
+		description: "Check a model's answer (unified diff, SEARCH/REPLACE blocks or whole files) before applying it, against " +
+			"the bundle it was made from (bundle_id) or the files as they are. A rejection is a result with failure.code and " +
+			"failure.error_context: pass it as last_error to build_context and ask again. Nothing is written.",
 		in:   checkChangeSchema,
-		out:  outputSchema[workspace.CheckChangeResult],
-		call: argsCall((*workspace.Service).CheckChange, func(a *workspace.CheckChangeArgs) string { return a.WorkspaceFolder }),
+		call: argsCall((*workspace.Service).CheckChange, func(a *workspace.CheckChangeArgs) string { return a.WorkspaceFolder }, nil),
 	},
 	{
-		name:   "verify",
-		result: "ctxd.verify's result: ok, the mode, counts and one check per ledger event, audit event, artifact and config.",
-		title:  "Verify the workspace's records",
-		description: "Replay what ctxd recorded in this workspace (the .ctxd ledger, audit trail and artifacts) and recompute every " +
-			"digest. ok is false when anything does not verify, and each mismatch names its first differing field; a mismatch is data " +
-			"in the report, not a tool error. Call it to prove a recorded bundle or decision was not altered. mode stream (default) " +
-			"replays the ledger file, ledger verifies from SQL queries on its SQLite projection.",
+		name: "verify", title: "Verify the workspace's records", readOnly: true, paged: true,
+		description: "Replay the workspace's records (ledger, audit trail, artifacts) and recompute every digest; ok is false " +
+			"when anything does not verify, and mismatches come first." + resultNote,
 		in:   verifySchema,
-		out:  outputSchema[workspace.Report],
-		call: argsCall((*workspace.Service).Verify, func(a *workspace.VerifyArgs) string { return a.WorkspaceFolder }),
+		call: argsCall((*workspace.Service).Verify, func(a *workspace.VerifyArgs) string { return a.WorkspaceFolder }, verifyPaging),
 	},
 	{
-		name:   "index_status",
-		result: "ctxd.indexStatus's result: the server, the folder, and the index's state and counts.",
-		title:  "Show the workspace index",
-		description: "The workspace index ctxd builds from: state (indexing, ready, failed), files by language, symbols, skipped paths " +
-			"by reason (skipped: true lists each one), snapshot version and fingerprint. Call it to check that ctxd sees the files you " +
-			"expect before building, or to learn why a path is not indexed (ignored, never-send rule, binary, too large).",
-		readOnly: true,
-		in:       indexStatusSchema,
-		out:      outputSchema[workspace.IndexStatusResult],
-		call:     argsCall((*workspace.Service).IndexStatus, nil),
+		name: "index_status", title: "Show the workspace index", readOnly: true, paged: true,
+		description: "What ctxd indexed: state, files by language, symbols, skipped paths by reason (skipped: true lists them). " +
+			"Call it when a path you expect is missing." + resultNote,
+		in:   indexStatusSchema,
+		call: argsCall((*workspace.Service).IndexStatus, nil, &paging{lists: []string{"index.roots.0.skipped_files"}}),
 	},
 }
 
-// addTool registers t with its schemas and its call wrapped in the
-// failure mapping and panic recovery.
+// addTool registers t with its schema and its call wrapped in the
+// failure mapping, progress and panic recovery.
 func (s *Server) addTool(t tool) error {
 	in, err := t.in()
 	if err != nil {
 		return fmt.Errorf("input schema: %w", err)
 	}
-	out, err := t.out()
-	if err != nil {
-		return fmt.Errorf("output schema: %w", err)
-	}
-	out.Description = t.result
+	addResultArgs(in, t)
 	no := false
 	s.mcp.AddTool(&sdk.Tool{
 		Name: t.name, Title: t.title, Description: t.description,
-		InputSchema: in, OutputSchema: out,
+		InputSchema: in,
 		Annotations: &sdk.ToolAnnotations{
-			Title: t.title, ReadOnlyHint: t.readOnly,
+			ReadOnlyHint: t.readOnly,
 			// Records are appended, never rewritten; nothing leaves the
 			// machine.
 			DestructiveHint: &no, OpenWorldHint: &no,
@@ -178,10 +135,10 @@ func (s *Server) addTool(t tool) error {
 	return nil
 }
 
-// handler is t's MCP handler: it runs the call, turns its failure into a
-// tool error ([Server.failure]) and recovers a panic into an internal
-// tool error, so that a bug in one call never stops the server an agent
-// relies on.
+// handler is t's MCP handler: it takes the result arguments, runs the
+// call with progress, turns its failure into a tool error
+// ([Server.failure]) and recovers a panic into an internal tool error,
+// so that a bug in one call never stops the server an agent relies on.
 func (s *Server) handler(t tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		start := time.Now()
@@ -191,21 +148,64 @@ func (s *Server) handler(t tool) sdk.ToolHandler {
 				res, err = internalError(t.name), nil
 			}
 		}()
-		res, err = t.call(ctx, s, req.Params.Arguments)
+		defer s.progress(ctx, req, t.name)()
+		args, ra, err := s.takeResultArgs(req.Params.Arguments, &t)
+		if err == nil {
+			res, err = t.call(ctx, s, args, ra)
+		}
 		if err != nil {
-			return s.failure(t.name, err)
+			return s.failure(t.name, err, ra)
 		}
 		s.log.Debug("tool call", "tool", t.name, "duration", time.Since(start))
 		return res, nil
 	}
 }
 
+// progress reports a call's progress to a client that asked for it (a
+// progressToken in the request): once the call has run for
+// s.progressAfter, then at that interval, until the returned stop is
+// called. A build has no meaningful fraction done, so the progress is a
+// count of intervals with a message, as the spec allows without a total.
+func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, name string) (stop func()) {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(s.progressAfter)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+				ProgressToken: tok, Progress: float64(n),
+				Message: fmt.Sprintf("%s: still working (%s)", name, (time.Duration(n) * s.progressAfter).Round(time.Millisecond)),
+			})
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
 // buildCall is the call of a tool taking a build request: decode it
 // strictly, paths only, refresh its named targets from disk, run the
-// service method, encode its result.
+// service method, fit its result.
 func buildCall[R any](run func(*workspace.Service, context.Context, workspace.Caller, *contextbuilder.Request) (*R, error),
-	encode func(*Server, *R) (*sdk.CallToolResult, error)) func(context.Context, *Server, json.RawMessage) (*sdk.CallToolResult, error) {
-	return func(ctx context.Context, s *Server, args json.RawMessage) (*sdk.CallToolResult, error) {
+	fit func(*Server, *R, resultArgs) (*sdk.CallToolResult, error)) func(context.Context, *Server, json.RawMessage, resultArgs) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, s *Server, args json.RawMessage, ra resultArgs) (*sdk.CallToolResult, error) {
 		req, err := decodeRequest(args)
 		if err != nil {
 			return nil, err
@@ -215,12 +215,12 @@ func buildCall[R any](run func(*workspace.Service, context.Context, workspace.Ca
 		if err != nil {
 			return nil, err
 		}
-		return encode(s, res)
+		return fit(s, res, ra)
 	}
 }
 
 // promptCall is render_prompt's call: a build request plus template_id.
-func promptCall(ctx context.Context, s *Server, args json.RawMessage) (*sdk.CallToolResult, error) {
+func promptCall(ctx context.Context, s *Server, args json.RawMessage, ra resultArgs) (*sdk.CallToolResult, error) {
 	if strictjson.Absent(args) {
 		args = json.RawMessage("{}")
 	}
@@ -236,17 +236,26 @@ func promptCall(ctx context.Context, s *Server, args json.RawMessage) (*sdk.Call
 	if err != nil {
 		return nil, err
 	}
-	s.remember(nil, res.Manifest.AppendCanonical(nil))
-	return jsonResult(s, res)
+	return fitPrompt(res, ra)
+}
+
+// paging names the lists of a JSON result that are paged, and how the
+// result is ordered first.
+type paging struct {
+	lists []string
+	// prepare reorders or trims the decoded result before paging (a
+	// mismatch first); nil keeps it.
+	prepare func(any)
 }
 
 // argsCall is the call of a tool whose argument is a plain command
 // argument type A, decoded with the service's strict decoder; absent
 // arguments are an empty object, and the service checks what a call
 // requires. folder returns the LSP command's workspace_folder, which the
-// MCP schema leaves out (one folder is served) and the call rejects.
-func argsCall[A, R any](run func(*workspace.Service, context.Context, workspace.Caller, *A) (*R, error), folder func(*A) string) func(context.Context, *Server, json.RawMessage) (*sdk.CallToolResult, error) {
-	return func(ctx context.Context, s *Server, args json.RawMessage) (*sdk.CallToolResult, error) {
+// MCP schema leaves out (one folder is served) and the call rejects. The
+// result is fitted as JSON, its lists pg paged.
+func argsCall[A, R any](run func(*workspace.Service, context.Context, workspace.Caller, *A) (*R, error), folder func(*A) string, pg *paging) func(context.Context, *Server, json.RawMessage, resultArgs) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, s *Server, args json.RawMessage, ra resultArgs) (*sdk.CallToolResult, error) {
 		if strictjson.Absent(args) {
 			args = json.RawMessage("{}")
 		}
@@ -261,7 +270,10 @@ func argsCall[A, R any](run func(*workspace.Service, context.Context, workspace.
 		if err != nil {
 			return nil, err
 		}
-		return jsonResult(s, res)
+		if pg != nil && pg.prepare != nil {
+			pg.prepare(res)
+		}
+		return fitJSON(ra.tool, res, pg, ra)
 	}
 }
 
@@ -352,78 +364,4 @@ func (s *Server) uriOf(p string) string {
 		return index.PathToURI(filepath.Join(s.root, filepath.FromSlash(p)))
 	}
 	return ""
-}
-
-// buildResult encodes build_context's result: structuredContent is the
-// result's canonical JSON, the bytes ctxd.buildContext replies with and
-// the artifact records, and the text is its Markdown rendering, the
-// document `ctxd build --format markdown` prints.
-func buildResult(s *Server, r *contextbuilder.Result) (*sdk.CallToolResult, error) {
-	if r.Bundle == nil || r.Manifest == nil || r.RedactionReport == nil || r.BudgetReport == nil {
-		return nil, fmt.Errorf("build_context: the builder returned an incomplete result")
-	}
-	var md bytes.Buffer
-	if err := markdown.Write(&md, r); err != nil {
-		return nil, fmt.Errorf("build_context: %w", err)
-	}
-	s.remember(r.Bundle.AppendCanonical(nil), r.Manifest.AppendCanonical(nil))
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: md.String()}},
-		StructuredContent: json.RawMessage(r.AppendCanonical(nil)),
-	}, nil
-}
-
-// manifestResult encodes the manifest tool's result and remembers the
-// manifest for the session's resource.
-func manifestResult(s *Server, r *contextbuilder.ManifestResult) (*sdk.CallToolResult, error) {
-	if r.Manifest != nil {
-		s.remember(nil, r.Manifest.AppendCanonical(nil))
-	}
-	return jsonResult(s, r)
-}
-
-// jsonResult encodes a result as structuredContent and, for a client that
-// shows only text, as the same object in indented JSON.
-func jsonResult[R any](_ *Server, r *R) (*sdk.CallToolResult, error) {
-	text, err := indentJSON(r)
-	if err != nil {
-		return nil, err
-	}
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(compact(text)),
-	}, nil
-}
-
-// indentJSON encodes v indented by two spaces, with HTML characters as
-// they are (the text is read, never embedded in a page).
-func indentJSON(v any) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("encoding the result: %w", err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
-}
-
-// compact returns the compact form of the valid JSON text.
-func compact(text string) []byte {
-	var buf bytes.Buffer
-	_ = json.Compact(&buf, []byte(text)) // text was just encoded
-	return buf.Bytes()
-}
-
-// remember keeps the session's last bundle and manifest for the
-// resources; nil leaves one as it was.
-func (s *Server) remember(bundle, manifest []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if bundle != nil {
-		s.last.bundle = bundle
-	}
-	if manifest != nil {
-		s.last.manifest = manifest
-	}
 }

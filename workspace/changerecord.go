@@ -8,26 +8,15 @@ import (
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace/ledger"
-	"github.com/ctxd/ctxd/workspace/store"
 )
 
 // findBundle loads the manifest of a recorded bundle: the audit trail
 // maps a bundle id to its context artifact; the ledger names the thread
 // turn that produced it, when there is one.
 func (w *Workspace) findBundle(id string) (*bundleRef, error) {
-	if err := w.state(); err != nil {
-		return nil, stateRefusal(err)
-	}
-	sha, err := w.audit.BundleArtifact(id)
+	_, data, err := w.bundleArtifact(id, "build the context first, or check the answer without a bundle id")
 	if err != nil {
-		return nil, fmt.Errorf("finding bundle %s: %w", id, err)
-	}
-	if sha == "" {
-		return nil, invalidRequest("field \"bundle_id\": no bundle %q is recorded for this workspace folder; build the context first, or check the answer without a bundle id", id)
-	}
-	data, err := w.store.Get(store.KindContext, sha)
-	if err != nil {
-		return nil, fmt.Errorf("reading the artifact of bundle %s: %w", id, err)
+		return nil, err
 	}
 	var art struct {
 		Manifest *contextbuilder.Manifest `json:"manifest"`
@@ -73,7 +62,7 @@ func (w *Workspace) recordCheck(ctx context.Context, a *CheckChangeArgs, ref *bu
 	}
 	var rec *Recorded
 	if thread != "" {
-		r, err := w.recordExecution(ctx, Execution{ThreadID: thread, TurnID: turn, Output: a.Answer}, check)
+		r, err := w.recordExecution(ctx, Execution{ThreadID: thread, TurnID: turn, Output: a.Answer}, check, false)
 		if err != nil && explicit {
 			return nil, err
 		}

@@ -35,13 +35,25 @@ type Recorded struct {
 // in the thread. The output is observational: a later build may show it
 // to the model (as a diff_hint block) but never to the policy or the
 // context_digest.
+//
+// The output is required, and a turn records one output: a second record
+// of the same turn is refused (CodeDuplicateExecution), so that retrying a
+// call cannot make the thread's history say the model answered twice. A
+// new attempt is a new turn.
 func (w *Workspace) RecordExecution(ctx context.Context, e Execution) (*Recorded, error) {
-	return w.recordExecution(ctx, e, nil)
+	if e.Output == "" {
+		return nil, fmt.Errorf("%w: field \"output\" is required: the model's output for the turn, verbatim", contextbuilder.ErrInvalidRequest)
+	}
+	return w.recordExecution(ctx, e, nil, true)
 }
+
+// CodeDuplicateExecution refuses a second EXECUTION record of a turn.
+const CodeDuplicateExecution contextbuilder.RefusalCode = "EXECUTION_ALREADY_RECORDED"
 
 // recordExecution is RecordExecution with the verdict of a change check,
 // when the output was checked as a change.
-func (w *Workspace) recordExecution(ctx context.Context, e Execution, check *ledger.ChangeCheck) (*Recorded, error) {
+// once refuses a turn that already has an EXECUTION.
+func (w *Workspace) recordExecution(ctx context.Context, e Execution, check *ledger.ChangeCheck, once bool) (*Recorded, error) {
 	th := ledger.Thread{ThreadID: e.ThreadID, TurnID: e.TurnID, DeclaredRefs: []string{}}
 	if err := th.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", contextbuilder.ErrInvalidRequest, err)
@@ -63,6 +75,13 @@ func (w *Workspace) recordExecution(ctx context.Context, e Execution, check *led
 				RefID:   "intent:" + e.TurnID,
 				Message: fmt.Sprintf("thread %q has no INTENT for turn %q, so there is no request this output answers", e.ThreadID, e.TurnID),
 				Advice:  "build context with this thread_id and turn_id first, then record the model's output for that turn",
+			}
+		}
+		if once && v.HasExecution(e.ThreadID, e.TurnID) {
+			return nil, &contextbuilder.Refusal{
+				Code:    CodeDuplicateExecution,
+				Message: fmt.Sprintf("turn %q of thread %q already has a recorded output; a turn records one", e.TurnID, e.ThreadID),
+				Advice:  "record a new attempt under a new turn_id (built with the thread first), or leave the recorded output as it is",
 			}
 		}
 		return []ledger.Draft{{Kind: ledger.KindExecution, ThreadID: e.ThreadID, TurnID: e.TurnID, Payload: payload}}, nil

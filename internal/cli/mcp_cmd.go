@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxd/ctxd/mcp"
 	"github.com/ctxd/ctxd/workspace"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const mcpSynopsis = "mcp [--root DIR] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
@@ -66,7 +65,12 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logger.Warn("saving the index cache failed", "err", err)
 		}
 	}()
-	if err := srv.Run(ctx, &sdk.IOTransport{Reader: inHalf{stdin}, Writer: outHalf{stdout}}); err != nil {
+	// ctxd's own transport, not the SDK's: a malformed line is answered
+	// with an error instead of ending the session, and the requests in
+	// flight at the end of input are still answered
+	// (docs/dependency-defects.md).
+	transport := &mcp.StdioTransport{Reader: inHalf{stdin}, Writer: outHalf{stdout}, Logger: logger}
+	if err := srv.Run(ctx, transport); err != nil {
 		logger.Error("MCP session ended with an error", "err", err)
 		return exitInternal
 	}

@@ -88,6 +88,9 @@ func TestMCPSameBytesAsBuild(t *testing.T) {
 		"plan_step": map[string]any{"id": "cli", "text": intent,
 			"target_files": []string{"internal/store/store.go", ".env"}, "target_symbols": []string{"List"}},
 		"constraints": []any{map[string]any{"scope": "user", "id": "cli-1", "text": "MUST_NOT add dependencies"}},
+		// The whole result, as ctxd build prints it (the default is a
+		// summary fitted to the result budget).
+		"detail": "full", "max_result_tokens": 1000000,
 	}
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "build_context", Arguments: args})
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 )
 
 // Options tune [Decode].
@@ -78,7 +80,7 @@ func describe(err error) string {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
+		field := jsonPath(typeErr.Field)
 		if field == "" {
 			return fmt.Sprintf("expected %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
@@ -92,6 +94,21 @@ func describe(err error) string {
 		return string(after)
 	}
 	return msg
+}
+
+// jsonPath is encoding/json's path of a field as the client wrote it:
+// encoding/json names an embedded struct's fields through the Go type
+// ("Execution.thread_id"), which a client never sees; field names are
+// lowercase, so the capitalized segments are those types.
+func jsonPath(field string) string {
+	var out []string
+	for seg := range strings.SplitSeq(field, ".") {
+		if seg != "" && unicode.IsUpper(rune(seg[0])) {
+			continue
+		}
+		out = append(out, seg)
+	}
+	return strings.Join(out, ".")
 }
 
 // jsonKind names a Go kind the way a JSON client thinks of it.

@@ -10,7 +10,14 @@ type inner struct {
 	N int `json:"n"`
 }
 
+// Embedded is embedded in doc: encoding/json names its fields through
+// the Go type, which errors must not show.
+type Embedded struct {
+	ThreadID string `json:"thread_id,omitempty"`
+}
+
 type doc struct {
+	Embedded
 	Name  string          `json:"name"`
 	In    inner           `json:"in"`
 	List  []inner         `json:"list,omitempty"`
@@ -32,6 +39,7 @@ func TestDecode(t *testing.T) {
 		{"unknown field", `{"nme": "a"}`, Options{}, `unknown field "nme"`},
 		{"unknown field lenient", `{"nme": "a"}`, Options{Lenient: true}, ""},
 		{"type", `{"in": {"n": "1"}}`, Options{}, `field "in.n": expected an integer, got JSON string`},
+		{"embedded field named as JSON", `{"thread_id": 5}`, Options{}, `field "thread_id": expected a string, got JSON number`},
 		{"top-level type", `[1]`, Options{}, `expected an object, got JSON array`},
 		{"trailing", `{} {}`, Options{}, "trailing data after the JSON value"},
 		{"syntax", `{"name": }`, Options{}, "malformed JSON at byte 10: invalid character '}' looking for beginning of value"},

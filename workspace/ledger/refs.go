@@ -275,6 +275,16 @@ func (v *View) HasIntent(threadID, turnID string) bool {
 	return false
 }
 
+// HasExecution reports whether the thread has an EXECUTION for the turn.
+func (v *View) HasExecution(threadID, turnID string) bool {
+	for _, ev := range v.src.base {
+		if ev.Kind == KindExecution && ev.ThreadID == threadID && ev.TurnID == turnID {
+			return true
+		}
+	}
+	return false
+}
+
 // intents implements View.Intents over any source.
 func intents(src source, refs []ResolvedRef) ([]NormativeInput, []string, error) {
 	inputs, digests := []NormativeInput{}, []string{}

@@ -31,50 +31,10 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 		return errors.New("rendering markdown: the result is incomplete")
 	}
 	bw := bufio.NewWriter(w)
-	b, m, rr, br := r.Bundle, r.Manifest, r.RedactionReport, r.BudgetReport
-
-	fmt.Fprintf(bw, "# ctxd context bundle (%s)\n\n", OneLine(string(b.Purpose)))
-	fmt.Fprintf(bw, "- purpose: %s\n", OneLine(string(b.Purpose)))
-	fmt.Fprintf(bw, "- model: %s (max input %d, max output %d, response reserve %d, soft limit %d%%)\n",
-		ModelName(b.Model), b.Model.MaxInputTokens, b.Model.MaxOutputTokens, b.Model.ResponseTokenReserve, b.Model.SoftLimitThresholdPct)
-	fmt.Fprintf(bw, "- decision: %s\n", OneLine(string(br.Decision)))
-	fmt.Fprintf(bw, "- tokens: %d estimated, soft limit %d, hard limit %d\n", br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens)
-	fmt.Fprintf(bw, "- bundle: %s, version %d, created %s\n", inlineCode(b.BundleID), b.BundleVersion, OneLine(b.CreatedAt))
-	fmt.Fprintf(bw, "- correlation id: %s\n", inlineCode(b.CorrelationID))
-	if len(m.Selection.TargetFiles) > 0 {
-		fmt.Fprintf(bw, "- target files: %s\n", codeList(m.Selection.TargetFiles))
-	}
-	if len(m.Selection.TargetSymbols) > 0 {
-		fmt.Fprintf(bw, "- target symbols: %s\n", codeList(m.Selection.TargetSymbols))
-	}
-	if len(br.Notes) > 0 {
-		fmt.Fprintf(bw, "\nBudget notes:\n\n")
-		for _, n := range br.Notes {
-			fmt.Fprintf(bw, "- %s\n", OneLine(n))
-		}
-	}
-
-	for _, blk := range b.Blocks {
-		title := OneLine(blk.Title)
-		if title == "" {
-			title = string(blk.BlockType)
-		}
-		fmt.Fprintf(bw, "\n## %s\n\n", title)
-		meta := []string{inlineCode(string(blk.BlockType)), OneLine(string(blk.Priority))}
-		if blk.Meta.Path != nil {
-			meta = append(meta, "path "+inlineCode(*blk.Meta.Path))
-		}
-		if blk.Meta.Symbol != nil {
-			meta = append(meta, "symbol "+inlineCode(*blk.Meta.Symbol))
-		}
-		meta = append(meta, fmt.Sprintf("%d bytes", len(blk.Content)))
-		fmt.Fprintf(bw, "%s\n\n", strings.Join(meta, " · "))
-		fence := strings.Repeat("`", max(3, longestRun(blk.Content, '`')+1))
-		fmt.Fprintf(bw, "%s%s\n%s", fence, fenceLang(blk.Meta.Path), blk.Content)
-		if blk.Content != "" && !strings.HasSuffix(blk.Content, "\n") {
-			bw.WriteString("\n")
-		}
-		fmt.Fprintf(bw, "%s\n", fence)
+	m, rr := r.Manifest, r.RedactionReport
+	writeHeader(bw, r)
+	for i := range r.Bundle.Blocks {
+		writeBlock(bw, &r.Bundle.Blocks[i])
 	}
 
 	fmt.Fprintf(bw, "\n## Excluded\n\n")
@@ -104,6 +64,105 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 	fmt.Fprintf(bw, "- bundle: %s\n", inlineCode(fp.BundleFingerprint))
 	return bw.Flush()
 }
+
+// Header is the document's head: the title line and the list of the
+// purpose, model, decision, tokens, ids, targets and budget notes.
+func Header(r *contextbuilder.Result) string {
+	var sb strings.Builder
+	bw := bufio.NewWriter(&sb)
+	writeHeader(bw, r)
+	_ = bw.Flush() // a strings.Builder never fails
+	return sb.String()
+}
+
+// HeaderWithoutNotes is [Header] without the budget notes, for a reader
+// that shows them elsewhere (MCP pages them).
+func HeaderWithoutNotes(r *contextbuilder.Result) string {
+	cp := *r
+	br := *r.BudgetReport
+	br.Notes = nil
+	cp.BudgetReport = &br
+	return Header(&cp)
+}
+
+func writeHeader(bw *bufio.Writer, r *contextbuilder.Result) {
+	b, m, br := r.Bundle, r.Manifest, r.BudgetReport
+	fmt.Fprintf(bw, "# ctxd context bundle (%s)\n\n", OneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "- purpose: %s\n", OneLine(string(b.Purpose)))
+	fmt.Fprintf(bw, "- model: %s (max input %d, max output %d, response reserve %d, soft limit %d%%)\n",
+		ModelName(b.Model), b.Model.MaxInputTokens, b.Model.MaxOutputTokens, b.Model.ResponseTokenReserve, b.Model.SoftLimitThresholdPct)
+	fmt.Fprintf(bw, "- decision: %s\n", OneLine(string(br.Decision)))
+	fmt.Fprintf(bw, "- tokens: %d estimated, soft limit %d, hard limit %d\n", br.EstimatedInputTokens, br.SoftLimitTokens, br.HardLimitTokens)
+	fmt.Fprintf(bw, "- bundle: %s, version %d, created %s\n", inlineCode(b.BundleID), b.BundleVersion, OneLine(b.CreatedAt))
+	fmt.Fprintf(bw, "- correlation id: %s\n", inlineCode(b.CorrelationID))
+	if len(m.Selection.TargetFiles) > 0 {
+		fmt.Fprintf(bw, "- target files: %s\n", codeList(m.Selection.TargetFiles))
+	}
+	if len(m.Selection.TargetSymbols) > 0 {
+		fmt.Fprintf(bw, "- target symbols: %s\n", codeList(m.Selection.TargetSymbols))
+	}
+	if len(br.Notes) > 0 {
+		fmt.Fprintf(bw, "\nBudget notes:\n\n")
+		for _, n := range br.Notes {
+			fmt.Fprintf(bw, "- %s\n", OneLine(n))
+		}
+	}
+}
+
+// Block is one block's section of the document: a "## title" heading,
+// its type, priority, path, symbol and size, and its content in a fence
+// longer than any backtick run of the content.
+func Block(blk *contextbuilder.Block) string {
+	var sb strings.Builder
+	bw := bufio.NewWriter(&sb)
+	writeBlock(bw, blk)
+	_ = bw.Flush() // a strings.Builder never fails
+	return sb.String()
+}
+
+// BlockPart is the section of lines first..last (1-based, inclusive) of
+// a block's content, of its total lines: the same heading and fence as
+// [Block], the meta line saying which lines these are, so that a reader
+// of one part knows it is not the whole block.
+func BlockPart(blk *contextbuilder.Block, content string, first, last, total int) string {
+	cp := *blk
+	cp.Content = content
+	var sb strings.Builder
+	bw := bufio.NewWriter(&sb)
+	writeBlockPart(bw, &cp, fmt.Sprintf("lines %d-%d of %d", first, last, total))
+	_ = bw.Flush()
+	return sb.String()
+}
+
+func writeBlock(bw *bufio.Writer, blk *contextbuilder.Block) {
+	writeBlockPart(bw, blk, fmt.Sprintf("%d bytes", len(blk.Content)))
+}
+
+func writeBlockPart(bw *bufio.Writer, blk *contextbuilder.Block, size string) {
+	title := OneLine(blk.Title)
+	if title == "" {
+		title = string(blk.BlockType)
+	}
+	fmt.Fprintf(bw, "\n## %s\n\n", title)
+	meta := []string{inlineCode(string(blk.BlockType)), OneLine(string(blk.Priority))}
+	if blk.Meta.Path != nil {
+		meta = append(meta, "path "+inlineCode(*blk.Meta.Path))
+	}
+	if blk.Meta.Symbol != nil {
+		meta = append(meta, "symbol "+inlineCode(*blk.Meta.Symbol))
+	}
+	meta = append(meta, size)
+	fmt.Fprintf(bw, "%s\n\n", strings.Join(meta, " · "))
+	fence := strings.Repeat("`", max(3, longestRun(blk.Content, '`')+1))
+	fmt.Fprintf(bw, "%s%s\n%s", fence, fenceLang(blk.Meta.Path), blk.Content)
+	if blk.Content != "" && !strings.HasSuffix(blk.Content, "\n") {
+		bw.WriteString("\n")
+	}
+	fmt.Fprintf(bw, "%s\n", fence)
+}
+
+// InlineCode is s as a Markdown code span, on one line.
+func InlineCode(s string) string { return inlineCode(s) }
 
 // exclusionDetails returns " — details" of the first path_excluded or
 // block_removed redaction about target, or "".

@@ -16,7 +16,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import { ClientId } from "./ids";
-import { lookupServer, parseVersion, serverArgs, type BinarySource } from "./lookup";
+import { lookupServer, parseVersion, serverArgs, type BinarySource, type LookupResult } from "./lookup";
 import { decideProtocol, parseVersionJson, versionWord, type VersionReport } from "./protocol";
 import { negotiatedEncoding, type PositionEncoding } from "./encoding";
 import { advertises, CtxdCommands, errorMessage } from "./rpc";
@@ -112,10 +112,13 @@ export async function checkVersion(binary: string, timeoutMs = versionTimeoutMs)
   return { line, report: { version: word } };
 }
 
-/** Finds the binary per the settings, checks that it is a working ctxd and that the extension speaks its protocol. */
-export async function resolveServer(extensionPath: string, output?: vscode.LogOutputChannel): Promise<ServerBinary> {
+/**
+ * Looks the binary up per the settings (lookup.ts's order) without running
+ * it: the language client's binary, and the one the MCP servers run.
+ */
+export function findServer(extensionPath: string): LookupResult {
   const config = vscode.workspace.getConfiguration("ctxd");
-  const found = lookupServer({
+  return lookupServer({
     configured: config.get<string | null>("server.path"),
     extensionPath,
     platform: process.platform,
@@ -123,6 +126,11 @@ export async function resolveServer(extensionPath: string, output?: vscode.LogOu
     workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     isFile,
   });
+}
+
+/** Finds the binary per the settings, checks that it is a working ctxd and that the extension speaks its protocol. */
+export async function resolveServer(extensionPath: string, output?: vscode.LogOutputChannel): Promise<ServerBinary> {
+  const found = findServer(extensionPath);
   if (!found.ok) {
     throw new ServerStartError(found.message, true);
   }

@@ -1,6 +1,6 @@
 // Activation: wires the server session, the commands, the status bar, the
-// results view, the read-only documents and Generate Change, and returns
-// the API for other extensions (api.d.ts).
+// results view, the read-only documents, Generate Change and the MCP
+// servers of agent mode, and returns the API for other extensions (api.d.ts).
 
 import * as vscode from "vscode";
 import type { CtxdApi } from "../api";
@@ -9,6 +9,7 @@ import { ServerSession } from "./client";
 import { CommandHandlers } from "./commands";
 import { ResultDocuments } from "./documents";
 import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
+import { registerMcpServers } from "./mcpProvider";
 import { BudgetStatusBar } from "./statusBar";
 import { ResultsTreeProvider } from "./treeView";
 
@@ -33,6 +34,8 @@ export function activate(context: vscode.ExtensionContext): CtxdApi {
     vscode.window.createTreeView(ViewIds.results, { treeDataProvider: tree, showCollapseAll: true }),
     ...handlers.register(),
     new BudgetStatusBar(server),
+    // VS Code 1.101+: `ctxd mcp` per folder for agent mode; nothing (and one log line) before.
+    ...registerMcpServers(context.extensionPath, output),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration("ctxd.server")) {
         const choice = await vscode.window.showInformationMessage("ctxd: the server settings changed; restart the server to apply them.", "Restart Server");

@@ -79,3 +79,10 @@ export const MarkdownPreviewEditor = "vscode.markdown.preview.editor";
 
 /** The language client's id: also the prefix of its `ctxd.trace.server` setting. */
 export const ClientId = "ctxd";
+
+/**
+ * The id of the MCP server definition provider (vscode.lm, VS Code 1.101+):
+ * package.json's contributes.mcpServerDefinitionProviders must list it, or
+ * VS Code refuses the registration.
+ */
+export const McpProviderId = "ctxd.mcp";

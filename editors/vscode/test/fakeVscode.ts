@@ -295,6 +295,50 @@ export function setLanguageModels(api: { selectChatModels(selector?: unknown): P
         };
 }
 
+/**
+ * vscode.McpStdioServerDefinition (VS Code 1.101+): absent, as in 1.85,
+ * unless a test installs the MCP API with setMcpApi.
+ */
+export let McpStdioServerDefinition: unknown = undefined;
+
+/** The stand-in of vscode.McpStdioServerDefinition: its constructor's arguments, and cwd. */
+export class FakeMcpStdioServerDefinition {
+  cwd?: Uri;
+  constructor(
+    readonly label: string,
+    public command: string,
+    public args: string[] = [],
+    public env: Record<string, string | number | null> = {},
+    public version?: string,
+  ) {}
+}
+
+/**
+ * Installs (true) or removes (false) VS Code 1.101's API for extensions'
+ * MCP servers: lm.registerMcpServerDefinitionProvider, whose providers
+ * recorded.mcpProviders holds by id until their registration is disposed,
+ * and McpStdioServerDefinition. The rest of `lm` (setLanguageModels) stays.
+ */
+export function setMcpApi(on: boolean): void {
+  const { registerMcpServerDefinitionProvider: _previous, ...rest } = (lm ?? {}) as Record<string, unknown>;
+  if (!on) {
+    lm = Object.keys(rest).length > 0 ? rest : undefined;
+    McpStdioServerDefinition = undefined;
+    return;
+  }
+  lm = {
+    ...rest,
+    registerMcpServerDefinitionProvider(id: string, provider: any): Disposable {
+      if (recorded.mcpProviders.has(id)) {
+        throw new Error(`an MCP server definition provider '${id}' is registered already`);
+      }
+      recorded.mcpProviders.set(id, provider);
+      return new Disposable(() => recorded.mcpProviders.delete(id));
+    },
+  };
+  McpStdioServerDefinition = FakeMcpStdioServerDefinition;
+}
+
 /** A text document over a string; `setText` changes it as an edit would. */
 export class FakeDocument {
   version = 1;
@@ -377,6 +421,8 @@ export const recorded = {
   appliedEdits: [] as WorkspaceEdit[],
   /** Every window.createQuickPick: its items when it was answered. */
   quickPicks: [] as { title?: string; items: string[] }[],
+  /** The registered MCP server definition providers, by id (setMcpApi). */
+  mcpProviders: new Map<string, any>(),
 };
 
 /** Answers the extension's prompts: a function per message returns the action to click. */
@@ -405,6 +451,7 @@ const events = {
   open: new EventEmitter<any>(),
   close: new EventEmitter<any>(),
   configuration: new EventEmitter<any>(),
+  folders: new EventEmitter<any>(),
 };
 const openDocuments: FakeDocument[] = [];
 
@@ -669,6 +716,7 @@ export const workspace = stubNamespace({
   onDidCloseTextDocument: events.close.event,
   onDidChangeTextDocument: events.change.event,
   onDidChangeConfiguration: events.configuration.event,
+  onDidChangeWorkspaceFolders: events.folders.event,
   getConfiguration(section?: string): any {
     return {
       get<T>(key: string, fallback?: T): T | undefined {
@@ -766,6 +814,40 @@ export const env = stubNamespace({
 });
 
 export const extensions = stubNamespace({ all: [] });
+
+/** A workspace folder as VS Code lists it. */
+export interface FakeWorkspaceFolder {
+  uri: Uri;
+  name: string;
+  index: number;
+}
+
+/** Workspace folders of directories: named by `names`, else by their base names. */
+export function workspaceFolders(dirs: string[], names: string[] = []): FakeWorkspaceFolder[] {
+  return dirs.map((dir, index) => ({ uri: Uri.file(dir), name: names[index] ?? path.basename(dir), index }));
+}
+
+/** Replaces the workspace folders (undefined: none open) and fires onDidChangeWorkspaceFolders with what was added and removed. */
+export function setWorkspaceFolders(folders: FakeWorkspaceFolder[] | undefined): void {
+  const before: FakeWorkspaceFolder[] = workspace.workspaceFolders ?? [];
+  const after = folders ?? [];
+  const key = (f: FakeWorkspaceFolder) => f.uri.toString();
+  workspace.workspaceFolders = folders;
+  events.folders.fire({
+    added: after.filter((f) => !before.some((b) => key(b) === key(f))),
+    removed: before.filter((b) => !after.some((f) => key(b) === key(f))),
+  });
+}
+
+/** Sets (or, with undefined, removes) a setting and fires onDidChangeConfiguration for it, as the settings editor would. */
+export function updateSetting(key: string, value: unknown): void {
+  if (value === undefined) {
+    settings.delete(key);
+  } else {
+    settings.set(key, value);
+  }
+  events.configuration.fire({ affectsConfiguration: (section: string) => key === section || key.startsWith(section + ".") });
+}
 
 /** Opens a document, as VS Code does when a file is shown. */
 export function openDocument(doc: FakeDocument): void {

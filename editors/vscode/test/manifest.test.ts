@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Commands } from "../src/contract.gen";
-import { ChangePendingContext, ChangeScheme, ClientCommands, ClientId, InternalCommands, MenuOnlyCommands, PendingChangeCommands, ViewIds } from "../src/ids";
+import { ChangePendingContext, ChangeScheme, ClientCommands, ClientId, InternalCommands, McpProviderId, MenuOnlyCommands, PendingChangeCommands, ViewIds } from "../src/ids";
 
 const root = join(__dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -53,6 +53,7 @@ describe("package.json", () => {
     const want = [
       "ctxd.server.path",
       "ctxd.server.extraArgs",
+      "ctxd.mcp.enabled",
       "ctxd.model.provider",
       "ctxd.model.name",
       "ctxd.model.maxInputTokens",
@@ -73,6 +74,14 @@ describe("package.json", () => {
     for (const key of want) {
       assert.ok((props[key]!.description ?? props[key]!.markdownDescription ?? "").length > 20, `${key} is documented`);
     }
+  });
+  it("contributes the MCP server definition provider the extension registers, and its opt-out", () => {
+    // VS Code refuses vscode.lm.registerMcpServerDefinitionProvider for an id
+    // this list lacks; before 1.101 the contribution point is unknown and ignored.
+    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: McpProviderId, label: "ctxd" }]);
+    const enabled = pkg.contributes.configuration.properties["ctxd.mcp.enabled"];
+    assert.deepEqual([enabled.type, enabled.default], ["boolean", true]);
+    assert.equal(pkg.devDependencies["@types/vscode"], "~1.85.0", "the MCP API is typed locally (src/mcpProvider.ts), not by newer @types/vscode");
   });
   it("the results view lives in the ctxd view container", () => {
     assert.equal(pkg.contributes.viewsContainers.activitybar[0].id, ViewIds.container);
