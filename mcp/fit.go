@@ -177,3 +177,55 @@ func boolRank(b bool) int {
 	}
 	return 0
 }
+
+// readView is read_file's result: the file's lines and, when the lines
+// asked for do not all fit the result budget, where to go on.
+type readView struct {
+	*workspace.ReadFileResult
+	// More says how to read the lines not shown; "" when all are.
+	More string `json:"more,omitempty"`
+}
+
+// fitRead is read_file's result within the budget: the text is a header
+// line and the lines, structuredContent the same as JSON; the lines that
+// do not fit are left to a next call from the first of them.
+func fitRead(r *workspace.ReadFileResult, ra resultArgs) *sdk.CallToolResult {
+	sh := shaper{est: estimatorOf(nil), max: ra.max}
+	asked := r.EndLine
+	lines := strings.SplitAfter(r.Content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	// The content is in the text and in the JSON: half the room each,
+	// after what the rest costs.
+	v := readView{ReadFileResult: r}
+	bare := *r
+	bare.Content = ""
+	fixed := sh.countJSON(readView{ReadFileResult: &bare, More: strings.Repeat("x", 120)}) + 64
+	room := (ra.max - fixed) / 2
+	used, keep := 0, 0
+	for _, l := range lines {
+		c := sh.count(l)
+		if used+c > room && keep > 0 {
+			break
+		}
+		used += c
+		keep++
+	}
+	if keep < len(lines) {
+		cut := *r
+		cut.Content = strings.Join(lines[:keep], "")
+		cut.EndLine = r.StartLine + keep - 1
+		v = readView{ReadFileResult: &cut, More: fmt.Sprintf("lines %d-%d not shown (max_result_tokens %d): call read_file with start_line %d", cut.EndLine+1, asked, ra.max, cut.EndLine+1)}
+	}
+	data, err := marshal(v)
+	if err != nil {
+		return internalError("read_file")
+	}
+	head := fmt.Sprintf("%s, lines %d-%d of %d, sha256 %s", v.Path, v.StartLine, v.EndLine, v.TotalLines, v.SHA256)
+	if v.More != "" {
+		head += "; " + v.More
+	}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: head + "\n\n" + v.Content}}, StructuredContent: json.RawMessage(data)}
+	return sh.check("read_file", res, "read fewer lines (start_line, end_line)")
+}

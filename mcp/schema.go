@@ -158,19 +158,19 @@ var requestPatches = []patch{
 	{path: "selection", drop: true},
 	{path: "last_error.range", drop: true},
 	{path: "purpose", enum: []any{"intent", "plan", "diff"}, description: "intent, plan, or diff (writing the change; needs a target)."},
-	{path: "correlation_id", description: "A UUID echoed in the bundle; absent: derived from the request."},
-	{path: "intent", description: "The user's request: {id, text}."},
+	{path: "correlation_id", description: "A UUID; absent: derived from the request."},
+	{path: "intent", description: "The user's request."},
 	{path: "plan_step", required: []string{"id"}, description: "The step the bundle is for; name what to change here."},
 	{path: "plan_step.target_files", description: "Workspace-relative paths to change; \"path:L1-L2\" names a region (1-based lines)."},
 	{path: "plan_step.new_files", description: "Paths the step creates, so that check_change accepts them."},
 	{path: "plan_step.target_symbols", description: "Symbols to change (\"Store.List\")."},
 	{path: "user_selected_targets", description: "The answer to REFUSE_AMBIGUOUS_TARGET: candidates as {path, symbol}."},
-	{path: "last_error", description: "A previous attempt's error, for a retry: {message, path}, or check_change's failure.error_context."},
-	{path: "constraints", description: "Rules the change must follow: [{scope, id, text}]."},
+	{path: "last_error", description: "A retry's error, e.g. check_change's failure.error_context."},
+	{path: "constraints", description: "Rules the change must follow."},
 	{path: "constraints.scope", enum: []any{"system", "project", "session", "user"}},
-	{path: "model", description: "Overrides of the configured model and budget: provider, model, max_input_tokens, max_output_tokens, response_token_reserve, soft_limit_threshold_pct."},
+	{path: "model", description: "Overrides of the configured model and budget."},
 	{path: "skill", description: "A skill of the workspace policy to build under."},
-	{path: "thread", description: "Seed 000 thread {thread_id, turn_id, parent_turn_id, declared_refs}: records the turn; declared_refs bring earlier turns back."},
+	{path: "thread", description: "Records the turn; declared_refs bring earlier turns back."},
 }
 
 // buildRequestSchema is the input schema of build_context: the build
@@ -219,8 +219,29 @@ func stripDescriptions(s *jsonschema.Schema) {
 
 // compactSchema removes what tools/list need not carry: a nullable
 // member's "null" type (an optional field is absent, never null, for an
-// agent) and the property order.
+// agent), the property order, and the closing of nested objects (the
+// server's strict decoder rejects an unknown field with its name; the
+// top level stays closed, so a client sees which arguments exist).
 func compactSchema(s *jsonschema.Schema) {
+	compactBelow(s)
+}
+
+func compactBelow(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		compactNested(p)
+	}
+	if s.Items != nil {
+		compactNested(s.Items)
+	}
+}
+
+func compactNested(s *jsonschema.Schema) {
+	s.AdditionalProperties = nil
+	compactOne(s)
+	compactBelow(s)
+}
+
+func compactOne(s *jsonschema.Schema) {
 	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
 		s.Type = s.Types[0]
 		if s.Type == "null" {
@@ -229,12 +250,6 @@ func compactSchema(s *jsonschema.Schema) {
 		s.Types = nil
 	}
 	s.PropertyOrder = nil
-	for _, p := range s.Properties {
-		compactSchema(p)
-	}
-	if s.Items != nil {
-		compactSchema(s.Items)
-	}
 }
 
 // addResultArgs adds the result arguments a tool takes to its schema.
@@ -242,17 +257,16 @@ func addResultArgs(s *jsonschema.Schema, t tool) {
 	if s.Properties == nil {
 		s.Properties = map[string]*jsonschema.Schema{}
 	}
-	lo, hi := float64(MinResultTokens), float64(MaxResultTokens)
-	s.Properties[argMaxResultTokens] = &jsonschema.Schema{Type: "integer", Minimum: &lo, Maximum: &hi,
-		Description: "Cap on this result's tokens (default 8000); what does not fit is linked or paged."}
+	// The server checks the bounds and says them in its error; the
+	// schema stays short because tools/list repeats it in every tool.
+	s.Properties[argMaxResultTokens] = &jsonschema.Schema{Type: "integer", Description: "Result cap (default 8000 tokens)."}
 	if t.detail {
-		s.Properties[argDetail] = &jsonschema.Schema{Type: "string", Enum: []any{detailSummary, detailFull},
-			Description: "summary (default) or full: the whole result, if it fits max_result_tokens."}
+		s.Properties[argDetail] = &jsonschema.Schema{Type: "string", Enum: []any{detailSummary, detailFull}}
 	}
 	if t.paged {
-		one := 1.0
-		s.Properties[argPage] = &jsonschema.Schema{Type: "integer", Minimum: &one, Description: "Page of the result's long lists (default 1)."}
+		s.Properties[argPage] = &jsonschema.Schema{Type: "integer"}
 	}
+	compactOne(s)
 	compactSchema(s)
 }
 
@@ -322,4 +336,16 @@ func indexStatusSchema() (*jsonschema.Schema, error) {
 		{path: "", optional: true},
 		{path: "skipped", description: "List each skipped path with its reason."},
 	})
+}
+
+// agentSchema is the schema of an agent tool's argument type A, without
+// the folder choice (one folder is served), with patches.
+func agentSchema[A any](patches ...patch) func() (*jsonschema.Schema, error) {
+	return func() (*jsonschema.Schema, error) {
+		s, err := infer[A]()
+		if err != nil {
+			return nil, err
+		}
+		return s, apply(s, append([]patch{{path: folderField, drop: true}}, patches...))
+	}
 }

@@ -99,7 +99,8 @@ func TestToolsList(t *testing.T) {
 		names = append(names, tl.Name)
 		byName[tl.Name] = tl
 	}
-	want := []string{"budget", "build_context", "check_change", "index_status", "manifest", "record_execution", "render_prompt", "verify"}
+	want := []string{"budget", "build_context", "check_change", "find_references", "index_status", "list_files", "manifest", "read_file",
+		"record_execution", "render_prompt", "search_symbols", "verify"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
@@ -141,6 +142,10 @@ func TestToolsList(t *testing.T) {
 		{"check_change", append([]string{"answer", "bundle_id", "thread_id", "turn_id"}, budget...), []string{"answer"}, false},
 		{"verify", append([]string{"mode"}, paged...), nil, true},
 		{"index_status", append([]string{"skipped"}, paged...), nil, true},
+		{"search_symbols", append([]string{"kind", "limit", "query"}, paged...), []string{"query"}, true},
+		{"find_references", append([]string{"limit", "path", "symbol"}, paged...), []string{"symbol"}, true},
+		{"read_file", append([]string{"end_line", "path", "start_line"}, budget...), []string{"path"}, true},
+		{"list_files", append([]string{"glob", "limit", "path"}, paged...), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -538,6 +543,36 @@ func TestSecretsNeverLeak(t *testing.T) {
 	s.ok("index_status", map[string]any{"skipped": true})
 	s.refusal("build_context", diffRequest([]string{".env"}))
 	s.refusal("build_context", diffRequest([]string{"config/settings.go"}, "password", "Nope"))
+	// The agent tools read inside the same boundary.
+	if text := texts(s.call("read_file", map[string]any{"path": "config/settings.go"})); !strings.Contains(text, "[REDACTED:") || !strings.Contains(text, "CONTENT_MARKER_CFG_8e1") {
+		t.Errorf("read_file of config/settings.go is not redacted: %.400s", text)
+	}
+	for path, code := range map[string]contextbuilder.RefusalCode{".env": contextbuilder.RefuseUnsupportedTarget, "../outside.go": contextbuilder.RefuseOutsideSandbox, "/etc/passwd": contextbuilder.RefuseOutsideSandbox} {
+		if r, text := s.refusal("read_file", map[string]any{"path": path}); r.Code != code || !strings.Contains(text, string(code)) {
+			t.Errorf("read_file %s: refusal %s, want %s", path, r.Code, code)
+		}
+	}
+	var listed workspace.ListFilesResult
+	if err := json.Unmarshal(s.ok("list_files", nil), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(listed.Excluded, func(e workspace.ExcludedPath) bool { return e.Path == ".env" && e.Rule != "" }) {
+		t.Errorf("list_files does not name .env as excluded with its rule: %+v", listed.Excluded)
+	}
+	var found workspace.SearchSymbolsResult
+	if err := json.Unmarshal(s.ok("search_symbols", map[string]any{"query": "Settings"}), &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Symbols) == 0 || found.Symbols[0].Path != "config/settings.go" {
+		t.Errorf("search_symbols Settings: %+v", found.Symbols)
+	}
+	var refs workspace.FindReferencesResult
+	if err := json.Unmarshal(s.ok("find_references", map[string]any{"symbol": "Settings"}), &refs); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(refs.References, func(r workspace.Reference) bool { return r.Path == "main.go" }) {
+		t.Errorf("find_references Settings: %+v, want the call in main.go", refs.References)
+	}
 	s.fails("build_context", map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s", "target_files": []string{"main.go"}}, "skill": 3})
 	var sum bundleSummary
 	if err := json.Unmarshal(s.ok("build_context", args), &sum); err != nil {

@@ -40,7 +40,7 @@ type tool struct {
 const (
 	// resultNote ends the descriptions of tools whose result is fitted to
 	// max_result_tokens.
-	resultNote = " The result fits max_result_tokens (default 8000); long lists are paged (\"page\": 2, …)."
+	resultNote = " Long lists are paged (\"page\": 2)."
 )
 
 // tools are the MCP tools (tools/list sorts them by name). The first eight
@@ -49,10 +49,9 @@ const (
 var tools = []tool{
 	{
 		name: "build_context", title: "Build a context bundle", detail: true, paged: true,
-		description: "Call before planning or writing a change, instead of reading files: the context for the files in " +
-			"plan_step.target_files (or symbols in plan_step.target_symbols), ordered and budgeted, every secret redacted, recorded. " +
-			"The text shows the blocks that fit max_result_tokens (default 8000) in full; each other block is a resource link " +
-			"(ctxd://bundles/<id>/blocks/<n>) to read with resources/read. A refusal is a tool error with a code and advice to follow.",
+		description: "Call before planning or writing a change instead of reading files: the context for plan_step.target_files " +
+			"(or plan_step.target_symbols), budgeted, secrets redacted, recorded. Blocks over max_result_tokens are a resource link " +
+			"each (resources/read). A refusal is a tool error with advice to follow.",
 		in: buildRequestSchema,
 		call: buildCall((*workspace.Service).BuildContext, func(s *Server, r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, error) {
 			if r.Bundle == nil || r.Manifest == nil || r.RedactionReport == nil || r.BudgetReport == nil {
@@ -91,9 +90,8 @@ var tools = []tool{
 	},
 	{
 		name: "check_change", title: "Check a model's change",
-		description: "Check a model's answer (unified diff, SEARCH/REPLACE blocks or whole files) before applying it, against " +
-			"the bundle it was made from (bundle_id) or the files as they are. A rejection is a result with failure.code and " +
-			"failure.error_context: pass it as last_error to build_context and ask again. Nothing is written.",
+		description: "Check a model's answer (unified diff, SEARCH/REPLACE or whole files) before applying it, against its bundle " +
+			"(bundle_id) or the files as they are. A rejection's failure.error_context is the last_error of the retry. Writes nothing.",
 		in:   checkChangeSchema,
 		call: argsCall((*workspace.Service).CheckChange, func(a *workspace.CheckChangeArgs) string { return a.WorkspaceFolder }, nil),
 	},
@@ -111,6 +109,54 @@ var tools = []tool{
 		in:   indexStatusSchema,
 		call: argsCall((*workspace.Service).IndexStatus, nil, &paging{lists: []string{"index.roots.0.skipped_files"}}),
 	},
+	{
+		name: "search_symbols", title: "Search symbols", readOnly: true, paged: true,
+		description: "Find definitions by name (exact, then prefix, then substring; kind filters): path and lines of each, " +
+			"to name targets for build_context or read a region with read_file.",
+		in:   agentSchema[workspace.SearchSymbolsArgs](patch{path: "query", description: "A name or part of one; Type.Method works."}),
+		call: argsCall((*workspace.Service).SearchSymbols, func(a *workspace.SearchSymbolsArgs) string { return a.WorkspaceFolder }, &paging{lists: []string{"symbols"}}),
+	},
+	{
+		name: "find_references", title: "Find references", readOnly: true, paged: true,
+		description: "Where a symbol is used: callers and users from ctxd's relation graph, with file, line and the enclosing symbol.",
+		in:          agentSchema[workspace.FindReferencesArgs](patch{path: "path", description: "The file of the definition, when the name has several."}),
+		call:        argsCall((*workspace.Service).FindReferences, func(a *workspace.FindReferencesArgs) string { return a.WorkspaceFolder }, &paging{lists: []string{"references"}}),
+	},
+	{
+		name: "read_file", title: "Read a file, redacted", readOnly: true,
+		description: "Read lines of a workspace file with every secret redacted, instead of a host's own file read. Never-send " +
+			"files (.env, keys) and paths outside the root are refused with a REFUSE_* code.",
+		in:   agentSchema[workspace.ReadFileArgs](patch{path: "start_line", description: "1-based, inclusive; absent: 1."}),
+		call: readCall,
+	},
+	{
+		name: "list_files", title: "List files", readOnly: true, paged: true,
+		description: "List workspace files under path matching glob (\"**/*.go\"), ignore-aware; never-send and ignored paths are " +
+			"named as excluded with their rule, never read.",
+		in:   agentSchema[workspace.ListFilesArgs](patch{path: "path", description: "A directory, workspace-relative; absent: the root."}),
+		call: argsCall((*workspace.Service).ListFiles, func(a *workspace.ListFilesArgs) string { return a.WorkspaceFolder }, &paging{lists: []string{"files", "excluded"}}),
+	},
+}
+
+// readCall is read_file's call: the lines asked for, redacted; lines that
+// do not fit the result budget are left for the next call, which the
+// result names (never cut silently).
+func readCall(ctx context.Context, s *Server, args json.RawMessage, ra resultArgs) (*sdk.CallToolResult, error) {
+	if strictjson.Absent(args) {
+		args = json.RawMessage("{}")
+	}
+	var a workspace.ReadFileArgs
+	if err := workspace.DecodeStrict(args, &a); err != nil {
+		return nil, err
+	}
+	if a.WorkspaceFolder != "" {
+		return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder (its --root); leave the field out", folderField)
+	}
+	res, err := s.svc.ReadFile(ctx, s.caller(), &a)
+	if err != nil {
+		return nil, err
+	}
+	return fitRead(res, ra), nil
 }
 
 // addTool registers t with its schema and its call wrapped in the

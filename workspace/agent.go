@@ -132,15 +132,11 @@ type agentFolder struct {
 // configuration cannot be loaded: its deny_rules and policy would then be
 // unknown, and a read tool fails closed like a build.
 func (s *Service) agentFolder(ctx context.Context, c Caller, folder, path string, parsed bool) (*agentFolder, error) {
-	dir, err := s.folderDir(c, folder)
-	if err != nil {
-		d, ok := s.folderHolding(folder, path)
-		if !ok {
-			return nil, err
-		}
-		dir = d
-	}
+	// Waited for first, as a build does: a call right after the
+	// editor's initialize must not find no folder.
+	c.ready()
 	var snap *index.Snapshot
+	var err error
 	if parsed {
 		snap, err = s.index.Wait(ctx)
 	} else {
@@ -149,12 +145,32 @@ func (s *Service) agentFolder(ctx context.Context, c Caller, folder, path string
 	if err != nil {
 		return nil, err
 	}
+	dir, err := s.folderDir(c, folder)
+	if err != nil {
+		d, ok := s.folderHolding(folder, path)
+		if !ok {
+			return nil, err
+		}
+		dir = d
+	}
 	snap = s.AsReceived(ctx, snap)
 	root := rootByDir(snap, dir)
 	if root == nil {
-		return nil, invalid("the workspace folder was closed while the call waited for the index")
+		// Added since the wait: wait again for it.
+		if parsed {
+			snap, err = s.index.Wait(ctx)
+		} else {
+			snap, err = s.index.WaitListed(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		snap = s.AsReceived(ctx, snap)
+		if root = rootByDir(snap, dir); root == nil {
+			return nil, invalid("the workspace folder was closed while the call waited for the index")
+		}
 	}
-	if root.State() == index.StateFailed {
+	if root.State() == index.StateFailed || root.RealDir() == "" {
 		return nil, &IndexError{Dir: root.Root.URI, Detail: s.rootError(root.Root.URI)}
 	}
 	w := s.Workspace(dir)

@@ -878,3 +878,27 @@ func TestReadFileRulesUnusable(t *testing.T) {
 		t.Errorf("code %s, want %s", code, contextbuilder.RefuseSecretRisk)
 	}
 }
+
+// TestAgentSeveralFolders: with several folders, a relative path needs
+// workspace_folder, and a file URI or absolute path picks its folder.
+func TestAgentSeveralFolders(t *testing.T) {
+	a, b := agentEnvDir(t, agentDenyConfig), agentEnvDir(t, agentDenyConfig)
+	writeFiles(t, b, map[string]string{"only_b.txt": "b\n"})
+	s := workspace.NewService(workspace.ServiceOptions{Logger: slog.New(slog.DiscardHandler), Index: index.Options{CacheDir: "off"}})
+	t.Cleanup(func() { s.Close() })
+	s.SetRoots([]index.Root{{URI: index.PathToURI(a), Name: "a", Dir: a}, {URI: index.PathToURI(b), Name: "b", Dir: b}})
+	ctx := context.Background()
+	_, err := s.ReadFile(ctx, agentCall, &workspace.ReadFileArgs{Path: "only_b.txt"})
+	if kind, _, msg := failure(t, err); kind != workspace.FailInvalid || !strings.Contains(msg, `field "workspace_folder"`) {
+		t.Errorf("a relative path with two folders: %v (%s), want an invalid argument naming workspace_folder", kind, msg)
+	}
+	for _, args := range []workspace.ReadFileArgs{
+		{Path: filepath.Join(b, "only_b.txt")},
+		{Path: "only_b.txt", WorkspaceFolder: index.PathToURI(b)},
+	} {
+		got, err := s.ReadFile(ctx, agentCall, &args)
+		if err != nil || got.Content != "b\n" {
+			t.Errorf("ReadFile(%+v) = %+v, %v", args, got, err)
+		}
+	}
+}

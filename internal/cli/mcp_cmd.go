@@ -12,7 +12,7 @@ import (
 	"github.com/ctxd/ctxd/workspace"
 )
 
-const mcpSynopsis = "mcp [--root DIR] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE]"
+const mcpSynopsis = "mcp [--root DIR] [--log-level debug|info|warn|error] [--log-file PATH] [--cache-dir DIR|off] [--max-file-size BYTES] [--secret-rules FILE] [--max-result-tokens N]"
 
 // runMCP serves the Model Context Protocol on stdin/stdout for one
 // workspace folder (--root, default the current directory), as coding
@@ -28,12 +28,16 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logFile := fs.String("log-file", "", "append logs to this file instead of stderr")
 	idx := indexFlags(fs)
 	rules := secretRulesFlag(fs)
+	maxResult := fs.Int("max-result-tokens", mcp.DefaultMaxResultTokens, fmt.Sprintf("default token cap of one tool result (%d to %d); a call's max_result_tokens overrides it", mcp.MinResultTokens, mcp.MaxResultTokens))
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	fail := func(code int, msg string, args ...any) int {
 		fmt.Fprintf(stderr, "ctxd mcp: "+msg+"\n", args...)
 		return code
+	}
+	if *maxResult < mcp.MinResultTokens || *maxResult > mcp.MaxResultTokens {
+		return fail(exitUsage, "--max-result-tokens %d: must be from %d to %d", *maxResult, mcp.MinResultTokens, mcp.MaxResultTokens)
 	}
 	dir, err := rootDir(*root)
 	if err != nil {
@@ -56,7 +60,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger.Info("ctxd serving MCP on stdio", "version", versionString(), "root", dir, "pid", os.Getpid())
-	srv, err := mcp.New(mcp.Options{Root: dir, Logger: logger, Version: versionString(), Service: opts})
+	srv, err := mcp.New(mcp.Options{Root: dir, MaxResultTokens: *maxResult, Logger: logger, Version: versionString(), Service: opts})
 	if err != nil {
 		return fail(exitInternal, "%v", err)
 	}

@@ -24,6 +24,7 @@ func TestMCPUsage(t *testing.T) {
 		{name: "bad log level", args: []string{"mcp", "--log-level", "loud"}, wantCode: 2, wantStderr: "--log-level"},
 		{name: "stray argument", args: []string{"mcp", "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
 		{name: "unknown flag", args: []string{"mcp", "--stdio"}, wantCode: 2, wantStderr: "-stdio"},
+		{name: "result budget too small", args: []string{"mcp", "--max-result-tokens", "10"}, wantCode: 2, wantStderr: "--max-result-tokens 10: must be from 2000"},
 	}
 	runCLICases(t, tests)
 }

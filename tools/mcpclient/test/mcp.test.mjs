@@ -48,6 +48,8 @@ describe("ctxd mcp", () => {
   before(async () => {
     ws = await openWorkspace();
     call = ws.call;
+    const { tools } = await ws.client.listTools();
+    minBudget = Math.max(minBudget, ...tools.map((t) => t.inputSchema.properties?.max_result_tokens?.minimum ?? 0));
   });
 
   after(async () => {
@@ -83,7 +85,6 @@ describe("ctxd mcp", () => {
         `${tool.name} max_result_tokens minimum ${max.minimum}`,
       );
       assert.equal(max.maximum, 1000000, `${tool.name} max_result_tokens maximum`);
-      minBudget = Math.max(minBudget, max.minimum);
       const detail = tool.inputSchema.properties.detail;
       if (detailTools.includes(tool.name)) {
         assert.deepEqual(detail?.enum, ["summary", "full"], `${tool.name} takes detail`);
