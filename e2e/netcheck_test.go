@@ -251,7 +251,7 @@ var allowedEdges = map[[2]string]string{
 	{"github.com/google/uuid", "net"}:      "net.Interfaces, for the node id of version 1 UUIDs only; modernc.org/sqlite's libc imports uuid and the ledger's SQLite projection never generates one (the traced session runs a ledger replay)",
 	{"modernc.org/libc", "os/exec"}:        "C's system() and popen() run sh -c; SQLite's library never calls them (the sqlite3 shell does), and ctxd runs no SQL that could",
 	// The official MCP SDK is one package with every transport: ctxd mcp
-	// serves only the stdio IOTransport, and ctxd's own code may not name
+	// serves its own stdio transport (no SDK transport), and ctxd's own code may not name
 	// a network or process transport (sdkTransports, checked below).
 	{"github.com/modelcontextprotocol/go-sdk/mcp", "net/http"}:      "the SDK's streamable HTTP and SSE transports (servers and clients), which ctxd never creates (checked below)",
 	{"github.com/modelcontextprotocol/go-sdk/mcp", "net"}:           "net.Pipe for its in-memory transport, and the HTTP transports' address checks",
