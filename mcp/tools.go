@@ -150,7 +150,7 @@ func readCall(ctx context.Context, s *Server, args json.RawMessage, ra resultArg
 		return nil, err
 	}
 	if a.WorkspaceFolder != "" {
-		return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder (its --root); leave the field out", folderField)
+		return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder; leave the field out", folderField)
 	}
 	res, err := s.svc.ReadFile(ctx, s.caller(), &a)
 	if err != nil {
@@ -310,7 +310,7 @@ func argsCall[A, R any](run func(*workspace.Service, context.Context, workspace.
 			return nil, err
 		}
 		if folder != nil && folder(&a) != "" {
-			return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder (its --root); leave the field out", folderField)
+			return nil, invalidArgs("field %q: ctxd mcp serves one workspace folder; leave the field out", folderField)
 		}
 		res, err := run(s.svc, ctx, s.caller(), &a)
 		if err != nil {
@@ -354,9 +354,9 @@ func pathsOnly(req *contextbuilder.Request) error {
 }
 
 // invalidArgs is an invalid argument of a tool, classified as the
-// service's invalid requests are.
+// service's invalid arguments are.
 func invalidArgs(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{contextbuilder.ErrInvalidRequest}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{workspace.ErrInvalidArgs}, args...)...)
 }
 
 // refreshTargets tells the index about the files a request names, as an

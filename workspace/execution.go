@@ -42,7 +42,7 @@ type Recorded struct {
 // new attempt is a new turn.
 func (w *Workspace) RecordExecution(ctx context.Context, e Execution) (*Recorded, error) {
 	if e.Output == "" {
-		return nil, fmt.Errorf("%w: field \"output\" is required: the model's output for the turn, verbatim", contextbuilder.ErrInvalidRequest)
+		return nil, fmt.Errorf("%w: field \"output\" is required: the model's output for the turn, verbatim", ErrInvalidArgs)
 	}
 	return w.recordExecution(ctx, e, nil, true)
 }

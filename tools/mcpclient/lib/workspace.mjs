@@ -84,6 +84,20 @@ export function errorJSON(result) {
   return JSON.parse(json);
 }
 
+/**
+ * The bounds of max_result_tokens, as the server says them when a call
+ * asks for less ("must be an integer from 2000 to 1000000"): the schema
+ * need not carry them.
+ */
+export async function resultBudgetBounds(ws) {
+  const result = await ws.call("verify", { max_result_tokens: 0 });
+  const { error } = errorJSON(result);
+  assert.equal(error.kind, "invalid_arguments");
+  const m = error.message.match(/"max_result_tokens"[^\n]*?from (\d+) to (\d+)/);
+  assert.ok(m, `the error says the bounds of max_result_tokens: ${error.message}`);
+  return { min: Number(m[1]), max: Number(m[2]) };
+}
+
 /** A diff request for the store, named by path as an agent does. */
 export function storeRequest(files = ["internal/store/store.go", ".env"], symbols = ["List"], extra = {}) {
   return {

@@ -23,6 +23,7 @@ import {
   jsonBytesFor,
   jsonSize,
   openWorkspace,
+  resultBudgetBounds,
   texts,
 } from "../lib/workspace.mjs";
 
@@ -43,10 +44,9 @@ const ws = await openWorkspace({
     fs.writeFileSync(path.join(tmp, outsideName), `${outsideText}\n`);
   },
 });
-const { tools: listedTools } = await ws.client.listTools();
-const listed = listedTools.map((t) => t.name);
-// The smallest max_result_tokens a call may ask for, as tools/list says.
-const minBudget = Math.max(1000, ...listedTools.map((t) => t.inputSchema.properties?.max_result_tokens?.minimum ?? 0));
+const listed = await ws.toolNames();
+// The smallest max_result_tokens a call may ask for, as the server says.
+const { min: minBudget } = await resultBudgetBounds(ws);
 
 /** The skip option of a test of tool name: skipped until it is listed. */
 function needs(...names) {
