@@ -166,6 +166,11 @@ func estimatorOf(r *contextbuilder.Result) *tokens.Estimator {
 // is the LSP command's whole result and the whole Markdown, if they fit.
 func fitBuild(r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, error) {
 	sh := shaper{est: estimatorOf(r), max: ra.max}
+	if ra.page > 1 {
+		// Only a refusal's candidates are paged; a bundle's parts are
+		// resources.
+		return nil, invalidArgs("field %q: %d is past the last page (1); read the blocks not shown through their resource links", argPage, ra.page)
+	}
 	if ra.detail == detailFull {
 		var md strings.Builder
 		if err := markdown.Write(&md, r); err != nil {

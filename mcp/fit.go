@@ -191,14 +191,13 @@ type readView struct {
 // do not fit are left to a next call from the first of them.
 func fitRead(r *workspace.ReadFileResult, ra resultArgs) *sdk.CallToolResult {
 	sh := shaper{est: estimatorOf(nil), max: ra.max}
-	asked := r.EndLine
 	lines := strings.SplitAfter(r.Content, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	// The content is in the text and in the JSON: half the room each,
-	// after what the rest costs.
-	v := readView{ReadFileResult: r}
+	// The content is in the text and, escaped, in the JSON: start from
+	// half the room each after what the rest costs, then shrink until the
+	// measured result fits (escaping costs more tokens than the text).
 	bare := *r
 	bare.Content = ""
 	fixed := sh.countJSON(readView{ReadFileResult: &bare, More: strings.Repeat("x", 120)}) + 64
@@ -212,11 +211,23 @@ func fitRead(r *workspace.ReadFileResult, ra resultArgs) *sdk.CallToolResult {
 		used += c
 		keep++
 	}
+	for {
+		res := readResult(r, lines, keep, ra.max)
+		if keep <= 1 || sh.total(res) <= ra.max {
+			return sh.check("read_file", res, "read fewer lines (start_line, end_line)")
+		}
+		keep = max(keep*9/10, 1)
+	}
+}
+
+// readResult is read_file's result showing the first keep lines of r.
+func readResult(r *workspace.ReadFileResult, lines []string, keep, max int) *sdk.CallToolResult {
+	v := readView{ReadFileResult: r}
 	if keep < len(lines) {
 		cut := *r
 		cut.Content = strings.Join(lines[:keep], "")
 		cut.EndLine = r.StartLine + keep - 1
-		v = readView{ReadFileResult: &cut, More: fmt.Sprintf("lines %d-%d not shown (max_result_tokens %d): call read_file with start_line %d", cut.EndLine+1, asked, ra.max, cut.EndLine+1)}
+		v = readView{ReadFileResult: &cut, More: fmt.Sprintf("lines %d-%d not shown (max_result_tokens %d): call read_file with start_line %d", cut.EndLine+1, r.EndLine, max, cut.EndLine+1)}
 	}
 	data, err := marshal(v)
 	if err != nil {
@@ -226,6 +237,5 @@ func fitRead(r *workspace.ReadFileResult, ra resultArgs) *sdk.CallToolResult {
 	if v.More != "" {
 		head += "; " + v.More
 	}
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: head + "\n\n" + v.Content}}, StructuredContent: json.RawMessage(data)}
-	return sh.check("read_file", res, "read fewer lines (start_line, end_line)")
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: head + "\n\n" + v.Content}}, StructuredContent: json.RawMessage(data)}
 }

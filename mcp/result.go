@@ -240,8 +240,14 @@ type pagedList struct {
 // argument. A result without any item to page is returned whole.
 func (sh shaper) pageJSON(v any, paths []string, page int, room int, next func(int) string) (json.RawMessage, error) {
 	data, err := marshal(v)
-	if err != nil || len(paths) == 0 {
-		return data, err
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		if page > 1 {
+			return nil, invalidArgs("field %q: %d is past the last page (1)", argPage, page)
+		}
+		return data, nil
 	}
 	var root map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -270,6 +276,9 @@ func (sh shaper) pageJSON(v any, paths []string, page int, room int, next func(i
 		}
 	}
 	if !found {
+		if page > 1 {
+			return nil, invalidArgs("field %q: %d is past the last page (1)", argPage, page)
+		}
 		return data, nil
 	}
 	// The rest of the result is what every page costs besides its items.

@@ -179,6 +179,17 @@ func TestResultBudget(t *testing.T) {
 	if e := s.fails("build_context", args); !strings.Contains(e.text, "over max_result_tokens 8000; call again with max_result_tokens") {
 		t.Errorf("full detail over the budget: %q", e.text)
 	}
+	// read_file of a file over the budget shows the lines that fit and
+	// says where to go on.
+	for _, max := range []int{MinResultTokens, DefaultMaxResultTokens} {
+		res := s.call("read_file", map[string]any{"path": "big/big.go", argMaxResultTokens: max})
+		if res.IsError || !strings.Contains(texts(res), "call read_file with start_line") {
+			t.Errorf("read_file at %d: %.300s", max, texts(res))
+		}
+		if n := (shaper{est: tokens.ForModel(""), max: max}).total(res); n > max {
+			t.Errorf("read_file at %d is %d tokens", max, n)
+		}
+	}
 	// Result arguments are checked like the others.
 	for _, tt := range []struct {
 		tool string
@@ -189,6 +200,8 @@ func TestResultBudget(t *testing.T) {
 		{"build_context", map[string]any{"purpose": "plan", argDetail: "all"}, `field "detail": must be "summary" or "full"`},
 		{"budget", map[string]any{"purpose": "plan", argPage: 99}, `field "page": 99 is past the last page`},
 		{"record_execution", map[string]any{argPage: 2}, `field "page": record_execution has no list to page`},
+		{"build_context", map[string]any{"purpose": "plan", argPage: 2}, `field "page": 2 is past the last page (1)`},
+		{"index_status", map[string]any{argPage: 2}, `field "page": 2 is past the last page (1)`},
 	} {
 		if e := s.fails(tt.tool, tt.args); !strings.Contains(e.text, tt.want) {
 			t.Errorf("%s %v: %q, want %q", tt.tool, tt.args, e.text, tt.want)

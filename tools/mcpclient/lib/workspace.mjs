@@ -182,9 +182,9 @@ export function credentialFile(c) {
  * Starts `ctxd mcp` on a fresh copy of the example workspace, after
  * plant(root, tmp) has written the test's files into it (tmp is the
  * directory around the copy, outside the served root), and connects the
- * SDK client.
+ * SDK client. args are more flags of `ctxd mcp`.
  */
-export async function openWorkspace({ plant } = {}) {
+export async function openWorkspace({ plant, args = [] } = {}) {
   const bin = process.env.CTXD_BIN;
   assert.ok(bin, "set CTXD_BIN to the ctxd binary (make mcp-test does)");
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ctxd-mcpclient-"));
@@ -197,7 +197,7 @@ export async function openWorkspace({ plant } = {}) {
   plant?.(root, tmp);
   const transport = new StdioClientTransport({
     command: bin,
-    args: ["mcp", "--root", root, "--cache-dir", path.join(tmp, "cache"), "--log-level", "debug"],
+    args: ["mcp", "--root", root, "--cache-dir", path.join(tmp, "cache"), "--log-level", "debug", ...args],
     // Pinned clock for byte-identical bundles; a fresh config directory
     // keeps the user's own secret rules out.
     env: { PATH: process.env.PATH ?? "", HOME: tmp, XDG_CONFIG_HOME: path.join(tmp, "config"), SOURCE_DATE_EPOCH: "1700000000" },

@@ -210,6 +210,26 @@ describe("ctxd mcp agent tools", () => {
     }
   });
 
+  test(
+    "read_file of a file over the budget shows its first lines and where the rest is",
+    needs("read_file"),
+    async () => {
+      const result = await ws.call("read_file", { path: bigPath });
+      assert.ok(jsonSize(result) <= jsonBytesFor(defaultMaxResultTokens));
+      if (result.isError) {
+        // At least its advice converges: the budget it names is enough.
+        const named = Number(texts(result)[0].match(/max_result_tokens (\d+) or more/)?.[1]);
+        assert.ok(named, texts(result)[0]);
+        const retried = await ws.call("read_file", { path: bigPath, max_result_tokens: named });
+        assert.ok(!retried.isError, `retried with max_result_tokens ${named}: ${texts(retried)[0]}`);
+      }
+      assert.ok(!result.isError, texts(result)[0]);
+      const shown = everything(result);
+      assert.ok(shown.includes(bigLines[0]), "the first line");
+      assert.match(shown, /start_line/, "how to read on");
+    },
+  );
+
   test("list_files names .env as excluded and never shows its content", needs("list_files"), async () => {
     const result = await ws.call("list_files", {});
     assert.ok(!result.isError, texts(result).join("\n"));

@@ -222,3 +222,53 @@ describe("ctxd mcp result budget", () => {
     assert.ok(reads.length > 0);
   });
 });
+
+describe("ctxd mcp --max-result-tokens", () => {
+  // The server's budget: of a call that sets none, and of every read.
+  const serverBudget = 3000;
+  let ws;
+
+  before(async () => {
+    ws = await openWorkspace({
+      args: ["--max-result-tokens", String(serverBudget)],
+      plant: (root) => {
+        fs.mkdirSync(path.join(root, path.dirname(bigPath)), { recursive: true });
+        fs.writeFileSync(path.join(root, bigPath), bigLines.join("\n"));
+      },
+    });
+  });
+
+  after(async () => {
+    await ws?.close();
+  });
+
+  test("is the budget of a call that sets none, and of every page read", async () => {
+    const result = await ws.call("build_context", bigRequest());
+    assert.ok(!result.isError, texts(result)[0]);
+    assert.equal(result.structuredContent.max_result_tokens, serverBudget);
+    assert.ok(jsonSize(result) <= jsonBytesFor(serverBudget), `the result is ${jsonSize(result)} bytes of JSON`);
+    const link = links(result).find((l) => l.title?.includes(bigPath));
+    assert.ok(link, "the big block is linked");
+
+    let uri = link.uri;
+    const lines = [];
+    let pages = 0;
+    while (uri) {
+      const read = await ws.read(uri);
+      const size = jsonSize(read);
+      assert.ok(size <= jsonBytesFor(serverBudget), `${uri} is ${size} bytes of JSON, over ${jsonBytesFor(serverBudget)}`);
+      const text = read.contents[0].text;
+      lines.push(...fencedLines(text));
+      pages++;
+      uri = text.match(/\nNext page: (\S+)\n?$/)?.[1];
+    }
+    const tokens = Number(link.description?.match(/(\d+) tokens/)?.[1] ?? 0);
+    if (tokens) assert.ok(pages >= Math.ceil(tokens / serverBudget), `${tokens} tokens in ${pages} pages`);
+    assert.deepEqual(lines, bigLines.slice(0, -1));
+
+    // A call's own budget overrides the server's.
+    const larger = await ws.call("build_context", bigRequest({ max_result_tokens: 6000 }));
+    assert.ok(!larger.isError, texts(larger)[0]);
+    assert.equal(larger.structuredContent.max_result_tokens, 6000);
+  });
+});
