@@ -62,7 +62,9 @@ func (p *mcpProcess) call(name string, args any) ([]byte, []string) {
 	}
 	var texts []string
 	for _, c := range res.Content {
-		texts = append(texts, c.(*sdk.TextContent).Text)
+		if tc, ok := c.(*sdk.TextContent); ok { // the others are resource links
+			texts = append(texts, tc.Text)
+		}
 	}
 	if res.IsError {
 		p.t.Fatalf("%s: tool error %q", name, texts)
@@ -136,10 +138,15 @@ func TestE2EMCPSameBundle(t *testing.T) {
 		"plan_step": map[string]any{"id": "cli", "text": intent,
 			"target_files": []string{"internal/store/store.go", ".env"}, "target_symbols": []string{"List"}},
 	}
+	// Over MCP, the whole result, as ctxd build prints it.
+	full := map[string]any{"detail": "full", "max_result_tokens": 1000000}
+	for k, v := range request {
+		full[k] = v
+	}
 
 	p := startMCP(t, binary(t), "mcp", "--root", dir, "--cache-dir", cache, "--log-level", "debug")
-	first, texts := p.call("build_context", request)
-	second, _ := p.call("build_context", request)
+	first, texts := p.call("build_context", full)
+	second, _ := p.call("build_context", full)
 	want := canonicalMember(t, []byte(cliJSON), "bundle", "")
 	if diff := cmp.Diff(want, canonicalMember(t, first, "bundle", "")); diff != "" {
 		t.Errorf("MCP bundle differs from ctxd build's (-cli +mcp):\n%s", diff)
@@ -207,6 +214,7 @@ func TestNoNetworkSyscallsMCP(t *testing.T) {
 	p := startMCP(t, straceArgs(strace, trace, binary(t), "mcp", "--root", dir, "--cache-dir", t.TempDir(), "--log-level", "debug")...)
 	request := map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s", "target_files": []string{"internal/store/store.go"}},
 		"thread": map[string]any{"thread_id": "th", "turn_id": "t1"}}
+	var bundleID string
 	for _, c := range []struct {
 		tool string
 		args any
@@ -219,9 +227,18 @@ func TestNoNetworkSyscallsMCP(t *testing.T) {
 		{"record_execution", map[string]any{"thread_id": "th", "turn_id": "t1", "output": "--- a/x\n+++ b/x\n"}},
 		{"verify", map[string]any{"mode": "ledger"}},
 	} {
-		p.call(c.tool, c.args)
+		data, _ := p.call(c.tool, c.args)
+		if c.tool == "build_context" {
+			var sum struct {
+				BundleID string `json:"bundle_id"`
+			}
+			if err := json.Unmarshal(data, &sum); err != nil {
+				t.Fatal(err)
+			}
+			bundleID = sum.BundleID
+		}
 	}
-	for _, uri := range []string{"ctxd://session/bundle.json", "ctxd://session/manifest.json"} {
+	for _, uri := range []string{"ctxd://bundles/" + bundleID + "/blocks", "ctxd://bundles/" + bundleID + "/manifest"} {
 		if _, err := p.cs.ReadResource(p.ctx, &sdk.ReadResourceParams{URI: uri}); err != nil {
 			t.Fatalf("%s: %v", uri, err)
 		}
