@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
@@ -437,17 +438,67 @@ func blockPages(sh shaper, r *contextbuilder.Result, n int) *textPage {
 		lines = lines[:len(lines)-1]
 	}
 	// The heading and fences of a part cost about what an empty block's
-	// do; each page then renders its own lines.
-	frame := markdown.BlockPart(blk, "", 1, len(lines), len(lines))
-	p := newTextPages(sh, title, frame, "", lines)
-	return &textPage{sh: sh, title: title, lines: partsOf(blk, lines, p.ranges), ranges: unitRanges(len(p.ranges))}
+	// do; each page then renders its own pieces.
+	frame := markdown.BlockPart(blk, "", fmt.Sprintf("lines %d-%d of %d", len(lines), len(lines), len(lines)))
+	fixed := sh.count(title) + sh.count(frame) + pageOverhead
+	ps := splitLines(lines, max(sh.max-fixed, 1))
+	texts := make([]string, len(ps))
+	for i, pc := range ps {
+		texts[i] = pc.text
+	}
+	p := newTextPages(sh, title, frame, "", texts)
+	return &textPage{sh: sh, title: title, lines: partsOf(blk, ps, p.ranges, len(lines)), ranges: unitRanges(len(p.ranges))}
 }
 
-// partsOf renders each line range of a block as its own fenced part.
-func partsOf(blk *contextbuilder.Block, lines []string, ranges [][2]int) []string {
+// piece is a block's line, or a part of a line too long for a page.
+type piece struct {
+	text string
+	line int  // 1-based
+	cut  bool // a part of its line
+}
+
+// splitLines makes pieces of lines: each line whole, or cut at rune
+// boundaries into parts of at most room bytes when it alone is over room
+// tokens (a token is at least a byte, so such a part fits). Minified code
+// has such lines.
+func splitLines(lines []string, room int) []piece {
+	var out []piece
+	for i, l := range lines {
+		if len(l) <= room {
+			out = append(out, piece{text: l, line: i + 1})
+			continue
+		}
+		for rest := l; rest != ""; {
+			n := min(room, len(rest))
+			for n > 1 && n < len(rest) && !utf8.RuneStart(rest[n]) {
+				n--
+			}
+			out = append(out, piece{text: rest[:n], line: i + 1, cut: true})
+			rest = rest[n:]
+		}
+	}
+	return out
+}
+
+// partsOf renders each range of pieces of a block as its own fenced part,
+// saying which lines it holds.
+func partsOf(blk *contextbuilder.Block, ps []piece, ranges [][2]int, total int) []string {
 	out := make([]string, len(ranges))
 	for i, r := range ranges {
-		out[i] = markdown.BlockPart(blk, strings.Join(lines[r[0]:r[1]], ""), r[0]+1, r[1], len(lines))
+		var b strings.Builder
+		for _, pc := range ps[r[0]:r[1]] {
+			b.WriteString(pc.text)
+		}
+		if r[0] == r[1] {
+			out[i] = markdown.BlockPart(blk, "", fmt.Sprintf("no lines of %d", total))
+			continue
+		}
+		first, last := ps[r[0]], ps[r[1]-1]
+		label := fmt.Sprintf("lines %d-%d of %d", first.line, last.line, total)
+		if first.cut || last.cut {
+			label += "; a line too long for one page is cut across pages, with no break added"
+		}
+		out[i] = markdown.BlockPart(blk, b.String(), label)
 	}
 	return out
 }

@@ -1,15 +1,23 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/indextest"
+	"github.com/ctxd/ctxd/internal/testenv"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -266,4 +274,120 @@ func countRanges(t *testing.T, s string) int {
 		}
 	}
 	return n
+}
+
+// TestProgress: a call with a progressToken that is still running after
+// Options.ProgressAfter gets progress notifications with its token; the
+// tool here finishes only once the client has seen one, so the test
+// needs no clock.
+func TestProgress(t *testing.T) {
+	logs := &testenv.Buffer{}
+	srv, err := New(Options{
+		Root: indextest.WriteTree(t, shopWorkspace), ProgressAfter: time.Millisecond,
+		Logger:  slog.New(slog.NewTextHandler(logs, nil)),
+		Service: workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	seen := make(chan *sdk.ProgressNotificationParams, 1)
+	err = srv.addTool(tool{
+		name: "slow", title: "waits for a progress notification", readOnly: true, in: indexStatusSchema,
+		call: func(ctx context.Context, _ *Server, _ json.RawMessage, _ resultArgs) (*sdk.CallToolResult, error) {
+			select {
+			case <-seen:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only keeps a broken test from hanging
+	defer cancel()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *sdk.ProgressNotificationParams
+	var once sync.Once
+	client := sdk.NewClient(&sdk.Implementation{Name: "progress-test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			once.Do(func() {
+				got = req.Params
+				seen <- req.Params
+			})
+		},
+	})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	}()
+	params := &sdk.CallToolParams{Name: "slow"}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("slow: %v %v", err, res)
+	}
+	if got == nil || got.ProgressToken != "tok-1" || got.Progress < 1 || !strings.Contains(got.Message, "slow: still working") {
+		t.Errorf("progress %+v, want token tok-1, progress 1 or more and a message", got)
+	}
+}
+
+// TestLongLinePages: a block whose one line is over the budget (minified
+// code) is cut across pages, each within the budget, and the pages give
+// back the line.
+func TestLongLinePages(t *testing.T) {
+	var js strings.Builder
+	js.WriteString("export function big(){return[")
+	for i := range 6000 {
+		fmt.Fprintf(&js, "%q,", fmt.Sprintf("v%05d", i))
+	}
+	js.WriteString("];}\n")
+	s := start(t, indextest.WriteTree(t, "-- package.json --\n{\"name\": \"m\"}\n-- min.js --\n"+js.String()))
+	var whole contextbuilder.Result
+	if err := json.Unmarshal(s.full("build_context", diffRequest([]string{"min.js"})), &whole); err != nil {
+		t.Fatal(err)
+	}
+	n := slices.IndexFunc(whole.Bundle.Blocks, func(b contextbuilder.Block) bool { return b.Meta.Path != nil && *b.Meta.Path == "min.js" }) + 1
+	if n == 0 {
+		t.Fatal("no block of min.js")
+	}
+	est := tokens.ForModel("")
+	fence := regexp.MustCompile("(?s)\n`{3,}[a-z]*\n(.*?)\n?`{3,}\n")
+	var got strings.Builder
+	pagesRead := 0
+	for next := blockURI(whole.Bundle.BundleID, n); next != ""; pagesRead++ {
+		rr, err := s.cs.ReadResource(s.ctx, &sdk.ReadResourceParams{URI: next})
+		if err != nil {
+			t.Fatalf("%s: %v", next, err)
+		}
+		text := rr.Contents[0].Text
+		if c := est.Count(text); c > DefaultMaxResultTokens {
+			t.Errorf("%s is %d tokens", next, c)
+		}
+		m := fence.FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("%s has no fenced part", next)
+		}
+		got.WriteString(m[1])
+		next = ""
+		if i := strings.Index(text, "Next page: "); i >= 0 {
+			next = strings.TrimSpace(text[i+len("Next page: "):])
+		}
+	}
+	if pagesRead < 2 {
+		t.Fatalf("the line was read in %d page(s)", pagesRead)
+	}
+	if want := strings.TrimSuffix(whole.Bundle.Blocks[n-1].Content, "\n"); got.String() != want {
+		t.Errorf("the pages give back %d bytes, want the block's %d", got.Len(), len(want))
+	}
 }

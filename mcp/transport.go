@@ -146,6 +146,11 @@ type stdioConn struct {
 	// drained, while Read waits at the end of input, is closed when it
 	// can stop waiting.
 	drained chan struct{}
+
+	// initialized is set when the client's notifications/initialized
+	// passes: before it, only initialize and ping are requests a client
+	// may send (the MCP lifecycle). Only Read's goroutine uses it.
+	initialized bool
 }
 
 // stdioLine is one line of input without its newline; an oversize line
@@ -357,8 +362,16 @@ type stdioError struct {
 	Error   *jsonrpc.Error  `json:"error"`
 }
 
-// methodCancelled is MCP's cancellation notification.
-const methodCancelled = "notifications/cancelled"
+// MCP's methods the transport looks at: the cancellation notification,
+// and the lifecycle's (a session is initialized by the initialize request
+// and then the client's initialized notification; ping is answered at
+// any time).
+const (
+	methodCancelled   = "notifications/cancelled"
+	methodInitialize  = "initialize"
+	methodInitialized = "notifications/initialized"
+	methodPing        = "ping"
+)
 
 // check validates one trimmed, non-empty line and records the request it
 // holds, or says why it is refused.
@@ -415,6 +428,15 @@ func (c *stdioConn) check(data []byte) (jsonrpc.Message, *lineRefusal) {
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
+		if m.IsCall() && !c.initialized && m.Method != methodInitialize && m.Method != methodPing {
+			// The SDK answers these with an error of code 0, which is no
+			// JSON-RPC error code; the request is invalid in this state.
+			return nil, invalid("before initialization", id.echo,
+				"invalid request: the session is not initialized; send initialize, then notifications/initialized, first (ping is allowed)")
+		}
+		if !m.IsCall() && m.Method == methodInitialized {
+			c.initialized = true
+		}
 		if m.IsCall() {
 			key := wireIDKey(m.ID)
 			c.mu.Lock()

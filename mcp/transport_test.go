@@ -185,6 +185,11 @@ func (p *stdioPeer) initialize() {
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
 }
 
+// initializedLine is the client's initialized notification: the raw
+// connection tests send it first, as a session does, so that their
+// requests are not refused as made before initialization.
+const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+
 // transportSecret is in the invalid lines: no answer or log may quote it.
 const transportSecret = "sk-TRANSPORTsecret0123456789"
 
@@ -279,9 +284,11 @@ func TestStdioInvalidFrames(t *testing.T) {
 	}
 }
 
-// TestStdioBeforeInitialize: the SDK itself answers a request other than
-// initialize and ping made before initialize with an error (code 0, its
-// own), and the transport keeps that; ping is allowed.
+// TestStdioBeforeInitialize: a request other than initialize and ping
+// made before the session is initialized (initialize, then the client's
+// initialized notification) is an invalid request, answered by the
+// transport (the SDK's own answer has code 0, no JSON-RPC code); ping is
+// allowed; after initialization the same request is served.
 func TestStdioBeforeInitialize(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	srv, err := New(Options{Root: t.TempDir(), Logger: quiet, Service: workspace.ServiceOptions{Index: index.Options{CacheDir: "off"}}})
@@ -298,9 +305,9 @@ func TestStdioBeforeInitialize(t *testing.T) {
 		send string
 		want stdioReply
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, stdioErr("1", 0)},
-		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"index_status","arguments":{}}}`, stdioErr("2", 0)},
-		{`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`, stdioErr("3", 0)},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, stdioErr("1", jsonrpc.CodeInvalidRequest)},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"index_status","arguments":{}}}`, stdioErr("2", jsonrpc.CodeInvalidRequest)},
+		{`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`, stdioErr("3", jsonrpc.CodeInvalidRequest)},
 		{`{"jsonrpc":"2.0","id":4,"method":"ping"}`, stdioOK("4")},
 	}
 	for _, s := range steps {
@@ -623,9 +630,12 @@ func TestStdioEndOfInput(t *testing.T) {
 				close(lines)
 			}()
 			go func() {
-				io.WriteString(in, `{"jsonrpc":"2.0","id":"r","method":"tools/list"}`+"\n")
+				io.WriteString(in, initializedLine+`{"jsonrpc":"2.0","id":"r","method":"tools/list"}`+"\n")
 				in.Close()
 			}()
+			if _, err := conn.Read(ctx); err != nil { // the initialized notification
+				t.Fatal(err)
+			}
 			msg, err := conn.Read(ctx)
 			if err != nil {
 				t.Fatal(err)

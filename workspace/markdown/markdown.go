@@ -120,16 +120,15 @@ func Block(blk *contextbuilder.Block) string {
 	return sb.String()
 }
 
-// BlockPart is the section of lines first..last (1-based, inclusive) of
-// a block's content, of its total lines: the same heading and fence as
-// [Block], the meta line saying which lines these are, so that a reader
-// of one part knows it is not the whole block.
-func BlockPart(blk *contextbuilder.Block, content string, first, last, total int) string {
+// BlockPart is a part of a block's content: the same heading and fence
+// as [Block], the meta line ending with label (which lines these are), so
+// that a reader of one part knows it is not the whole block.
+func BlockPart(blk *contextbuilder.Block, content, label string) string {
 	cp := *blk
 	cp.Content = content
 	var sb strings.Builder
 	bw := bufio.NewWriter(&sb)
-	writeBlockPart(bw, &cp, fmt.Sprintf("lines %d-%d of %d", first, last, total))
+	writeBlockPart(bw, &cp, label)
 	_ = bw.Flush()
 	return sb.String()
 }
