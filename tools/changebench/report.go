@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ctxd/ctxd/tools/table"
 )
 
 // report is the run's outcome, ready to print.
@@ -273,55 +275,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// plainTable aligns a table's columns with spaces.
-func plainTable(rows [][]string) string {
-	width := map[int]int{}
-	for _, row := range rows {
-		for i, c := range row {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, c := range row {
-			pad := width[i] - len([]rune(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(c)
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", pad))
-			}
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// mdTable renders a table as Markdown, the first row as its header.
-func mdTable(rows [][]string) string {
-	var b strings.Builder
-	esc := strings.NewReplacer("|", `\|`)
-	for i, row := range rows {
-		cells := make([]string, len(row))
-		for j, c := range row {
-			cells[j] = esc.Replace(c)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-		if i == 0 {
-			b.WriteString("|" + strings.Repeat(" --- |", len(row)) + "\n")
-		}
-	}
-	return b.String()
-}
-
 func (r *report) text() string {
 	var b strings.Builder
 	b.WriteString(strings.Join(r.header, "\n") + "\n\n")
 	b.WriteString("valid answers: applied byte-exactly / total (skipped samples: no such answer can be made)\n")
-	b.WriteString(plainTable(r.valid) + "\n")
+	b.WriteString(table.Plain(r.valid) + "\n")
 	b.WriteString("invalid answers: rejected with the right code / total\n")
-	b.WriteString(plainTable(r.invalid) + "\n")
+	b.WriteString(table.Plain(r.invalid) + "\n")
 	b.WriteString(strings.Join(r.summary, "\n") + "\n\n")
 	b.WriteString("goals:\n  " + strings.Join(r.goals, "\n  ") + "\n")
 	if len(r.details) > 0 {
@@ -336,8 +296,8 @@ func (r *report) markdown() string {
 	for _, h := range r.header[1:] {
 		b.WriteString(h + "  \n")
 	}
-	b.WriteString("\nValid answers: applied byte-exactly / total\n\n" + mdTable(r.valid))
-	b.WriteString("\nInvalid answers: rejected with the right code / total\n\n" + mdTable(r.invalid))
+	b.WriteString("\nValid answers: applied byte-exactly / total\n\n" + table.Markdown(r.valid))
+	b.WriteString("\nInvalid answers: rejected with the right code / total\n\n" + table.Markdown(r.invalid))
 	b.WriteString("\n")
 	for _, s := range r.summary {
 		b.WriteString("- " + s + "\n")

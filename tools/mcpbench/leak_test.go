@@ -173,33 +173,3 @@ func TestPlantSecrets(t *testing.T) {
 		}
 	}
 }
-
-func TestCopyTree(t *testing.T) {
-	src := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(src, "http", "testdata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "http", "server.go"), []byte("package http\n"), 0o444); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("server.go", filepath.Join(src, "http", "link.go")); err != nil {
-		t.Skip("no symlinks here:", err)
-	}
-	dst := filepath.Join(t.TempDir(), "net")
-	if err := copyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dst, "http", "server.go"))
-	if err != nil || string(data) != "package http\n" {
-		t.Fatalf("copy: %q, %v", data, err)
-	}
-	if info, err := os.Stat(filepath.Join(dst, "http", "server.go")); err != nil || info.Mode().Perm()&0o200 == 0 {
-		t.Errorf("the copy is not writable: %v", err)
-	}
-	if _, err := os.Lstat(filepath.Join(dst, "http", "link.go")); !os.IsNotExist(err) {
-		t.Errorf("the symlink was copied: %v", err)
-	}
-	if info, err := os.Stat(filepath.Join(dst, "http", "testdata")); err != nil || !info.IsDir() {
-		t.Errorf("the empty directory was not copied: %v", err)
-	}
-}

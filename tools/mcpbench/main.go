@@ -42,10 +42,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 func main() {
@@ -73,11 +74,11 @@ func run() int {
 		return fail("%v (build it with make build)", err)
 	}
 	if *src == "" {
-		goroot, err := goRoot()
+		gosrc, err := corpus.GoSrc()
 		if err != nil {
 			return fail("finding GOROOT: %v (name the tree with -src)", err)
 		}
-		*src = filepath.Join(goroot, "src", "net")
+		*src = filepath.Join(gosrc, "net")
 	}
 	srcAbs, err := filepath.Abs(*src)
 	if err != nil {
@@ -100,7 +101,7 @@ func run() int {
 	// The copy keeps the tree's name, so that "../net/http/server.go"
 	// leaves the root and comes back into it (the sandbox scenario).
 	root := filepath.Join(work, filepath.Base(srcAbs))
-	if err := copyTree(srcAbs, root); err != nil {
+	if err := corpus.CopyTree(srcAbs, root); err != nil {
 		return fail("copying %s: %v", srcAbs, err)
 	}
 	secrets, err := plantSecrets(root)
@@ -149,22 +150,6 @@ func run() int {
 		return 1
 	}
 	return 0
-}
-
-// goRoot asks the go command, as the Makefile's other benchmarks do, and
-// falls back to $GOROOT.
-func goRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err == nil && strings.TrimSpace(string(out)) != "" {
-		return strings.TrimSpace(string(out)), nil
-	}
-	if g := os.Getenv("GOROOT"); g != "" {
-		return g, nil
-	}
-	if err == nil {
-		err = fmt.Errorf("go env GOROOT is empty")
-	}
-	return "", err
 }
 
 // treeSize counts the regular files under root and their bytes.

@@ -12,8 +12,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"hash/crc32"
-	"io"
-	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -43,50 +41,6 @@ const (
 	yamlPath   = "http/testdata/deploy.yaml"
 	keyPath    = "http/internal/testcert/key.pem"
 )
-
-// copyTree copies the regular files and directories of src into dst (which
-// must not exist), keeping permission bits; symlinks and special files are
-// left out, since the copy only has to be a tree ctxd indexes.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case !d.Type().IsRegular():
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return copyFile(p, to, info.Mode().Perm()|0o200) // writable, so that the copy can be deleted and planted into
-	})
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
 
 // randomString returns n characters drawn uniformly from alphabet.
 func randomString(alphabet string, n int) (string, error) {

@@ -8,6 +8,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctxd/ctxd/tools/table"
 )
 
 // status is a row's verdict.
@@ -107,7 +109,7 @@ func (r *report) table() [][]string {
 func (r *report) text() string {
 	var b strings.Builder
 	b.WriteString(strings.Join(r.header, "\n") + "\n\n")
-	b.WriteString(plainTable(r.table()))
+	b.WriteString(table.Plain(r.table()))
 	b.WriteString("\n" + r.summary() + "\n")
 	if len(r.details) > 0 {
 		b.WriteString("\n" + strings.Join(r.details, "\n") + "\n")
@@ -122,51 +124,10 @@ func (r *report) markdown() string {
 	for _, h := range r.header[1:] {
 		b.WriteString(h + "  \n")
 	}
-	b.WriteString("\n" + mdTable(r.table()))
+	b.WriteString("\n" + table.Markdown(r.table()))
 	b.WriteString("\n" + r.summary() + "\n")
 	if len(r.details) > 0 {
 		b.WriteString("\n```\n" + strings.Join(r.details, "\n") + "\n```\n")
-	}
-	return b.String()
-}
-
-// plainTable aligns a table's columns with spaces.
-func plainTable(rows [][]string) string {
-	width := map[int]int{}
-	for _, row := range rows {
-		for i, c := range row {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, c := range row {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(c)
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))))
-			}
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// mdTable renders a table as Markdown, the first row as its header.
-func mdTable(rows [][]string) string {
-	var b strings.Builder
-	esc := strings.NewReplacer("|", `\|`, "\n", " ")
-	for i, row := range rows {
-		cells := make([]string, len(row))
-		for j, c := range row {
-			cells[j] = esc.Replace(c)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-		if i == 0 {
-			b.WriteString("|" + strings.Repeat(" --- |", len(row)) + "\n")
-		}
 	}
 	return b.String()
 }
