@@ -7,7 +7,6 @@
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import Module from "node:module";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { CtxdApi } from "../api";
@@ -15,38 +14,16 @@ import { Commands } from "../src/contract.gen";
 import { ClientCommands, MarkdownPreviewEditor, ViewIds } from "../src/ids";
 import type { TreeNode } from "../src/tree";
 import * as fake from "./fakeVscode";
+import { routeVscodeToFake, until } from "./fakeModule";
 import { copyWorkspace, exampleWorkspace, extensionRoot, fileUri, requireBinary } from "./harness";
 
-// Route `require("vscode")` (the extension's and vscode-languageclient's)
-// to the fake: a module registered in the require cache under a name no
-// file has.
-const fakeId = path.join(__dirname, "vscode (fake).js");
-const fakeModule = new Module(fakeId);
-fakeModule.filename = fakeId;
-fakeModule.loaded = true;
-fakeModule.exports = fake.vscodeModule(fake);
-require.cache[fakeId] = fakeModule;
-const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-const resolve = loader._resolveFilename;
-loader._resolveFilename = function (request: string, ...rest: unknown[]): string {
-  return request === "vscode" ? fakeId : resolve.call(this, request, ...rest);
-};
+routeVscodeToFake();
 
 interface Extension {
   activate(context: { extensionPath: string; subscriptions: { dispose(): unknown }[] }): CtxdApi;
   deactivate(): Promise<void>;
 }
 
-/** Waits until a condition holds (the server answers asynchronously); fails with `what` after a generous bound. */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (condition()) {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 const legacyStore = "package legacy\n\n// Store keeps names.\ntype Store struct{ names []string }\n\n// List returns the names.\nfunc (s *Store) List() []string { return s.names }\n";
 

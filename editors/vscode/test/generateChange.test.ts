@@ -7,41 +7,21 @@
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import Module from "node:module";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ChangePendingContext, ChangeScheme, ClientCommands, IntentHistoryKey } from "../src/ids";
 import * as fake from "./fakeVscode";
+import { routeVscodeToFake, until } from "./fakeModule";
 import { startFakeModel, type FakeModel } from "./fakeModel";
 import { copyWorkspace, exampleWorkspace, extensionRoot, requireBinary } from "./harness";
 
-// `require("vscode")` is the fake, as in test/extension.test.ts.
-const fakeId = path.join(__dirname, "vscode (fake).js");
-const fakeModule = new Module(fakeId);
-fakeModule.filename = fakeId;
-fakeModule.loaded = true;
-fakeModule.exports = fake.vscodeModule(fake);
-require.cache[fakeId] = fakeModule;
-const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-const resolveFilename = loader._resolveFilename;
-loader._resolveFilename = function (request: string, ...rest: unknown[]): string {
-  return request === "vscode" ? fakeId : resolveFilename.call(this, request, ...rest);
-};
+routeVscodeToFake();
 
 interface Extension {
   activate(context: object): unknown;
   deactivate(): Promise<void>;
 }
 
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (condition()) {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 const storeRel = "internal/store/store.go";
 const comment = "// List returns all items sorted by SKU.";

@@ -6,41 +6,21 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import Module from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { McpProviderId } from "../src/ids";
 import * as fake from "./fakeVscode";
+import { routeVscodeToFake, until } from "./fakeModule";
 import { copyWorkspace, exampleWorkspace, extensionRoot, requireBinary } from "./harness";
 
-// `require("vscode")` is the fake, as in test/extension.test.ts.
-const fakeId = path.join(__dirname, "vscode (fake).js");
-const fakeModule = new Module(fakeId);
-fakeModule.filename = fakeId;
-fakeModule.loaded = true;
-fakeModule.exports = fake.vscodeModule(fake);
-require.cache[fakeId] = fakeModule;
-const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-const resolveFilename = loader._resolveFilename;
-loader._resolveFilename = function (request: string, ...rest: unknown[]): string {
-  return request === "vscode" ? fakeId : resolveFilename.call(this, request, ...rest);
-};
+routeVscodeToFake();
 
 interface Extension {
   activate(context: { extensionPath: string; subscriptions: { dispose(): unknown }[] }): unknown;
   deactivate(): Promise<void>;
 }
 
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (condition()) {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 /** A definition as the assertions compare it: its cwd as a path. */
 function plain(d: fake.FakeMcpStdioServerDefinition): { label: string; command: string; args: string[]; env: object; version: string | undefined; cwd: string | undefined } {
