@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+
 	"maps"
 	"os"
 	"path/filepath"
@@ -9,15 +10,48 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/ctxd/ctxd/internal/testenv"
 )
 
 // hostServer is a stdio server entry of an MCP host's configuration
-// (Claude Code's and Cursor's "mcpServers", VS Code's "servers").
+// (Claude Code's and Cursor's "mcpServers", VS Code's "servers", Codex's
+// TOML "mcp_servers").
 type hostServer struct {
-	Type    string   `json:"type"`
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
+	Type    string   `json:"type" toml:"type"`
+	Command string   `json:"command" toml:"command"`
+	Args    []string `json:"args" toml:"args"`
+}
+
+// hostConfigs reads every host configuration of a document: its JSON
+// blocks with "mcpServers" or "servers" and its TOML blocks with
+// "mcp_servers", by "list.name".
+func hostConfigs(t *testing.T, doc []byte) map[string]hostServer {
+	t.Helper()
+	servers := map[string]hostServer{}
+	for _, m := range regexp.MustCompile("(?s)```(json|toml)\n(.*?)```").FindAllSubmatch(doc, -1) {
+		var cfg struct {
+			MCPServers map[string]hostServer `json:"mcpServers"`
+			Servers    map[string]hostServer `json:"servers"`
+			Codex      map[string]hostServer `toml:"mcp_servers"`
+		}
+		var err error
+		if string(m[1]) == "toml" {
+			_, err = toml.Decode(string(m[2]), &cfg)
+		} else {
+			err = json.Unmarshal(m[2], &cfg)
+		}
+		if err != nil {
+			continue // a tool call or another example
+		}
+		for list, entries := range map[string]map[string]hostServer{"mcpServers": cfg.MCPServers, "servers": cfg.Servers, "mcp_servers": cfg.Codex} {
+			for name, s := range entries {
+				servers[list+"."+name] = s
+			}
+		}
+	}
+	return servers
 }
 
 // TestMCPHostConfigs runs every host configuration docs/mcp.md gives, as
@@ -30,46 +64,33 @@ func TestMCPHostConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := testenv.ExampleCopy(t)
-	tested := 0
-	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(doc, -1) {
-		var cfg struct {
-			MCPServers map[string]hostServer `json:"mcpServers"`
-			Servers    map[string]hostServer `json:"servers"`
-		}
-		if json.Unmarshal(m[1], &cfg) != nil || len(cfg.MCPServers)+len(cfg.Servers) == 0 {
-			continue // a tool call or another example
-		}
-		servers := map[string]hostServer{}
-		for name, s := range cfg.MCPServers {
-			servers["mcpServers."+name] = s
-		}
-		for name, s := range cfg.Servers {
-			servers["servers."+name] = s
-		}
-		for _, name := range slices.Sorted(maps.Keys(servers)) {
-			s := servers[name]
+	servers := hostConfigs(t, doc)
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		s := servers[name]
+		t.Run(name, func(t *testing.T) {
 			if s.Command != "ctxd" || (s.Type != "" && s.Type != "stdio") || len(s.Args) == 0 || s.Args[0] != "mcp" {
-				t.Errorf("%s: %+v, want the stdio command ctxd mcp", name, s)
-				continue
+				t.Fatalf("%+v, want the stdio command ctxd mcp", s)
 			}
 			args := slices.Clone(s.Args)
 			for i, a := range args {
-				if a == "." || a == "${workspaceFolder}" {
+				// What the host or the user puts there.
+				if a == "." || a == "${workspaceFolder}" || a == "/path/to/project" {
 					args[i] = dir
 				}
 			}
 			p := startMCP(t, append([]string{binary(t)}, append(args, "--cache-dir", "off")...)...)
 			res, err := p.cs.ListTools(p.ctx, nil)
 			if err != nil || len(res.Tools) < 12 {
-				t.Errorf("%s: tools/list: %v, %d tools", name, err, len(res.Tools))
+				t.Errorf("tools/list: %v, %d tools", err, len(res.Tools))
 			}
 			if code := p.close(); code != 0 {
-				t.Errorf("%s: exit code %d (stderr: %s)", name, code, p.stderr)
+				t.Errorf("exit code %d (stderr: %s)", code, p.stderr)
 			}
-			tested++
-		}
+		})
 	}
-	if tested < 2 {
-		t.Errorf("%d host configurations found in docs/mcp.md, want the mcpServers and VS Code forms", tested)
+	for _, want := range []string{"mcpServers.ctxd", "servers.ctxd", "mcp_servers.ctxd"} {
+		if _, ok := servers[want]; !ok {
+			t.Errorf("docs/mcp.md has no %s configuration", want)
+		}
 	}
 }

@@ -222,12 +222,33 @@ func fitBuild(r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, err
 	if k := len(r.BudgetReport.Notes); k > 0 {
 		head += fmt.Sprintf("- budget notes: %d, at %s\n", k, sum.BudgetReport.URI)
 	}
-	tail := func(shown, linked int) string {
+	// The required blocks (P0: the targets) not shown are also named in
+	// the text, for a host that does not show resource links to the
+	// model; at most maxNamed of them.
+	const maxNamed = 8
+	tail := func(shown []bool, linked int) string {
 		var t strings.Builder
-		if shown < n {
+		k := 0
+		for _, s := range shown {
+			if s {
+				k++
+			}
+		}
+		if k < n {
 			fmt.Fprintf(&t, "\n## Not shown here\n\n%d of %d blocks are shown above in full; the other %d are resources: read each with resources/read "+
 				"at the link that follows this text (%d listed; the index %s lists all %d). This result is limited to max_result_tokens %d; the bundle itself is %d tokens.\n",
-				shown, n, n-shown, linked, sum.Blocks.URI, n, ra.max, r.BudgetReport.EstimatedInputTokens)
+				k, n, n-k, linked, sum.Blocks.URI, n, ra.max, r.BudgetReport.EstimatedInputTokens)
+			named := 0
+			for i := range b.Blocks {
+				if shown[i] || b.Blocks[i].Priority != contextbuilder.P0 || named == maxNamed {
+					continue
+				}
+				if named == 0 {
+					t.WriteString("\nRequired blocks not shown:\n\n")
+				}
+				named++
+				fmt.Fprintf(&t, "- %s (%s, %d tokens): %s\n", markdown.InlineCode(markdown.OneLine(b.Blocks[i].Title)), b.Blocks[i].BlockType, costs[i], blockURI(id, i+1))
+			}
 		}
 		man := sum.Manifest
 		fmt.Fprintf(&t, "\n## Manifest\n\n- included files: %d%s\n- excluded candidates: %d%s\n- redactions: %d%s\n- details: %s, %s, %s\n",
@@ -244,7 +265,7 @@ func fitBuild(r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, err
 		alternate = append(alternate, i)
 	}
 	worst.Blocks.Shown = ranges(alternate)
-	fixed := sh.count(head) + sh.count(tail(0, n)) + sh.countJSON(worst) + sh.countJSON(index) + sh.countJSON(manifestLink) + 16
+	fixed := sh.count(head) + sh.count(tail(make([]bool, n), n)) + sh.countJSON(worst) + sh.countJSON(index) + sh.countJSON(manifestLink) + 16
 	room := ra.max - fixed
 	linkRoom := min(room/4, allLinks)
 	showRoom := room - linkRoom
@@ -273,7 +294,7 @@ func fitBuild(r *contextbuilder.Result, ra resultArgs) (*sdk.CallToolResult, err
 			content = append(content, links[i])
 		}
 	}
-	text.WriteString(tail(len(shownNs), len(content)-1))
+	text.WriteString(tail(shown, len(content)-1))
 	content[0] = &sdk.TextContent{Text: text.String()}
 	content = append(content, index, manifestLink)
 	res := &sdk.CallToolResult{Content: content, StructuredContent: sum}

@@ -43,12 +43,12 @@ type Options struct {
 
 // instructions tell an agent, once at initialize, what ctxd is for and
 // how to use its tools; each tool's description says the rest.
-const instructions = "ctxd decides what a model may see of this workspace. Instead of reading whole files, call build_context " +
-	"with the files to change in plan_step.target_files (workspace-relative paths) or symbols in plan_step.target_symbols: " +
-	"you get an ordered, budgeted bundle with every secret redacted, and a manifest of what was left out and why. " +
-	"Use budget or manifest to preview cheaply, index_status to see what ctxd indexed. A refusal is a tool error with a code " +
-	"(REFUSE_*, or a policy or thread reason), a message and advice: follow the advice (for REFUSE_AMBIGUOUS_TARGET, retry with " +
-	"one of its candidates in user_selected_targets) rather than reading the files another way."
+const instructions = "ctxd decides what a model may see of this workspace. Before changing code, call build_context with the files " +
+	"to change in plan_step.target_files (workspace-relative paths, \"path:L1-L2\" for a region) or symbols in plan_step.target_symbols: " +
+	"an ordered, budgeted bundle with every secret redacted; blocks that do not fit the result are resource links to read with " +
+	"resources/read. To look around, use search_symbols, find_references, list_files and read_file (redacted) instead of reading files " +
+	"directly. A refusal is a tool error with a code and advice in these tools' arguments: follow it (for REFUSE_AMBIGUOUS_TARGET, retry " +
+	"with a candidate in user_selected_targets) rather than reading the files another way."
 
 // Server is ctxd's MCP server for one workspace folder: the eight tools
 // (build_context, manifest, budget, render_prompt, record_execution, check_change,
