@@ -328,7 +328,7 @@ func (s *Server) readBundlePart(ctx context.Context, req *sdk.ReadResourceReques
 	uri := req.Params.URI
 	id, part, page, perr := parseBundleURI(uri)
 	if perr != "" {
-		return nil, &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: %s", uri, perr)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s", uri, perr)}
 	}
 	rb, err := s.svc.RecordedBundle(ctx, s.caller(), id)
 	if err != nil {
@@ -343,7 +343,7 @@ func (s *Server) readBundlePart(ctx context.Context, req *sdk.ReadResourceReques
 	case strings.HasPrefix(part, "blocks/"):
 		n, err := strconv.Atoi(strings.TrimPrefix(part, "blocks/"))
 		if err != nil || n < 1 || n > len(r.Bundle.Blocks) {
-			return nil, &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: bundle %s has blocks 1 to %d", uri, id, len(r.Bundle.Blocks))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: bundle %s has blocks 1 to %d", uri, id, len(r.Bundle.Blocks))}
 		}
 		p = blockPages(sh, r, n)
 	case part == "manifest":
@@ -353,11 +353,11 @@ func (s *Server) readBundlePart(ctx context.Context, req *sdk.ReadResourceReques
 	case part == "budget":
 		p = budgetPages(sh, r)
 	default:
-		return nil, &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: a bundle's parts are blocks, blocks/<n>, manifest, redactions and budget", uri)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: a bundle's parts are blocks, blocks/<n>, manifest, redactions and budget", uri)}
 	}
 	text, ok := p.page(bundleURI(id, part), page)
 	if !ok {
-		return nil, &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: %s has %d pages", uri, part, p.count())}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s has %d pages", uri, part, p.count())}
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 }

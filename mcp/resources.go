@@ -36,7 +36,7 @@ func (s *Server) readError(uri string, err error) error {
 	f := workspace.Classify(err)
 	switch f.Kind {
 	case workspace.FailInvalid:
-		return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: fmt.Sprintf("resource %s: %s", uri, f.Message)}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s", uri, f.Message)}
 	case workspace.FailRefused:
 		r := mcpRefusal(f.Refusal)
 		return &jsonrpc.Error{Code: codeRefused, Message: markdown.OneLine(string(r.Code) + ": " + r.Message + "; advice: " + r.Advice)}

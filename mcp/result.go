@@ -226,12 +226,6 @@ func pages(costs []int, room int) [][2]int {
 	return append(out, [2]int{start, len(costs)})
 }
 
-// pagedList is a list of a JSON result to page: its path of object keys
-// ("budget_report.notes").
-type pagedList struct {
-	path string
-}
-
 // pageJSON encodes v as a JSON object and pages the lists at paths,
 // taken as one sequence (the first list's items, then the second's), so
 // that the result with page p of them fits within room tokens; the

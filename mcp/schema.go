@@ -22,13 +22,6 @@ import (
 // absent although their Go field has no omitempty, descriptions for an
 // agent, and the editor fields an agent never sends.
 
-// editorFields are the build request's fields that address the editor (a
-// document URI, LSP positions). An agent names its targets by path
-// (plan_step.target_files, plan_step.target_symbols,
-// user_selected_targets), so the MCP schemas leave these out and the tools
-// reject them (see pathsOnly).
-var editorFields = []string{"active_file", "selection", "last_error.range"}
-
 // folderField is the LSP commands' choice among an editor's workspace
 // folders; ctxd mcp serves one folder (--root), so its tools leave it out.
 const folderField = "workspace_folder"
@@ -203,18 +196,6 @@ func sharedRequestSchema() (*jsonschema.Schema, error) {
 		Properties:  map[string]*jsonschema.Schema{"purpose": &purpose},
 		Required:    []string{"purpose"},
 	}, nil
-}
-
-// stripDescriptions removes the descriptions below s.
-func stripDescriptions(s *jsonschema.Schema) {
-	for _, p := range s.Properties {
-		p.Description = ""
-		stripDescriptions(p)
-	}
-	if s.Items != nil {
-		s.Items.Description = ""
-		stripDescriptions(s.Items)
-	}
 }
 
 // compactSchema removes what tools/list need not carry: a nullable

@@ -418,6 +418,9 @@ func TestRefusals(t *testing.T) {
 		if strings.Contains(o, outsideMarker) {
 			t.Fatal("a file outside the root reached a result")
 		}
+		if strings.Contains(o, envSecret) {
+			t.Fatal("the never-send .env reached a result")
+		}
 	}
 	if strings.Contains(s.logs.String(), outsideMarker) {
 		t.Fatal("a file outside the root reached the log")
