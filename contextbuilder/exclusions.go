@@ -3,6 +3,8 @@ package contextbuilder
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctxd/ctxd/index/ignore"
 )
 
 // screened is the output of the exclusions step: the candidates with the
@@ -26,10 +28,18 @@ type screened struct {
 // (past the soft limit) is reported as removed for the budget instead,
 // and a refusal of a required block reports only what was recorded
 // before it.
+//
+// A related candidate under one of the workspace's deny_rules is left out
+// here, recorded as a deny_rule exclusion: the rules are never-send rules
+// of the user's own, and ctxd chose the candidate, so it is an omission
+// like a built-in never-send path (which the index never lists). A target
+// under them was recorded when it was looked up (lookupTarget).
 func (e *env) exclusions(c candidates) (screened, error) {
 	if err := e.checkNamespaces(c.targets); err != nil {
 		return screened{}, err
 	}
+	c.related = e.withoutDenied(c.related, &c.trail)
+	c.thread = e.withoutDenied(c.thread, &c.trail)
 	for _, it := range c.related {
 		it.outside = !e.allowed(it.path)
 	}
@@ -37,6 +47,39 @@ func (e *env) exclusions(c candidates) (screened, error) {
 		it.outside = !e.allowed(it.path)
 	}
 	return screened{c}, nil
+}
+
+// withoutDenied returns items without those whose file a deny rule of the
+// workspace covers, recording each such file once.
+func (e *env) withoutDenied(items []*item, t *trail) []*item {
+	if e.deny == nil {
+		return items
+	}
+	kept := items[:0:0]
+	recorded := map[string]bool{}
+	for _, it := range items {
+		rule, denied := e.deniedBy(it.path)
+		if !denied {
+			kept = append(kept, it)
+			continue
+		}
+		if !recorded[it.path] {
+			recorded[it.path] = true
+			t.exclude(it.path, ExcludeDenyRule, RedactPathExcluded, RedactReasonDenyRule, rule)
+		}
+	}
+	return kept
+}
+
+// deniedBy reports whether one of the workspace's deny_rules covers the
+// file at rel, and the rule, as "deny_rules:N: pattern". Blocks not from a
+// file are never denied.
+func (e *env) deniedBy(rel string) (string, bool) {
+	if e.deny == nil || rel == "" {
+		return "", false
+	}
+	d := (ignore.Stack{e.deny}).Match(rel, false)
+	return d.Rule, d.Ignored
 }
 
 // allowed applies the policy's namespaces to a path; true without a policy

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder/secrets"
 	"github.com/ctxd/ctxd/contextbuilder/tokens"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/ignore"
 )
 
 // mode is what an entry point needs from a run. The previews stop or skip
@@ -165,6 +166,9 @@ type env struct {
 	// newFiles are the plan step's new files that do not exist yet,
 	// sorted: targets without content (set by resolveTargets).
 	newFiles []string
+	// deny are the workspace's own never-send rules (Config.DenyRules);
+	// nil without any.
+	deny *ignore.Rules
 }
 
 // newEnv computes what every step shares: the effective model (an
@@ -181,6 +185,9 @@ func newEnv(snap *index.Snapshot, req *Request, opts Options, m mode) (*env, err
 		e.redactor = secrets.Default()
 	}
 	e.est = tokens.ForModel(model.Model)
+	if len(opts.Config.DenyRules) > 0 {
+		e.deny = ignore.NewRules("", "deny_rules", []byte(strings.Join(opts.Config.DenyRules, "\n")))
+	}
 	if e.configFP, err = configFingerprint(opts.Config, e.est, e.redactor, opts.Policy); err != nil {
 		return nil, err
 	}

@@ -239,9 +239,14 @@ func (e *env) lookupTargets(byPath map[string]*targetSpec, t *trail) ([]*item, e
 }
 
 // lookupTarget finds a target in the index. A path excluded by a never-send
-// rule is recorded and skipped (nil, nil); every other reason not to read
-// a target is a refusal.
+// rule (the contract's, which the index applies, or the workspace's
+// deny_rules) is recorded and skipped (nil, nil); every other reason not
+// to read a target is a refusal.
 func (e *env) lookupTarget(s *targetSpec, t *trail) (*index.File, error) {
+	if rule, denied := e.deniedBy(s.rel); denied {
+		t.exclude(s.rel, ExcludeDenyRule, RedactPathExcluded, RedactReasonDenyRule, rule)
+		return nil, nil
+	}
 	if f, ok := e.root.File(s.rel); ok {
 		return f, nil
 	}
