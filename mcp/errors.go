@@ -45,7 +45,7 @@ func (s *Server) failure(tool string, err error, ra resultArgs) (*sdk.CallToolRe
 	case workspace.FailRefused:
 		return refusalResult(tool, f.Refusal, ra), nil
 	case workspace.FailInvalid:
-		return errorResult(kindInvalid, f.Message), nil
+		return errorResult(kindInvalid, mcpMessage(f.Message)), nil
 	case workspace.FailOutOfSync:
 		return errorResult(kindOutOfSync, f.Message), nil
 	case workspace.FailCancelled:
@@ -56,6 +56,17 @@ func (s *Server) failure(tool string, err error, ra resultArgs) (*sdk.CallToolRe
 	s.log.Error("tool failed", "tool", tool, "err", err)
 	return internalError(tool), nil
 }
+
+// editorTargets is how the request's validation lists the ways to name a
+// target, the editor's among them; an agent has only the tools' ways.
+var editorTargets = strings.NewReplacer(
+	`"plan_step", "active_file", "selection" or "user_selected_targets"`,
+	`"plan_step" ("target_files" or "target_symbols") or "user_selected_targets"`,
+)
+
+// mcpMessage is an invalid-argument message in the MCP tools' terms: it
+// names no editor field the tools reject.
+func mcpMessage(msg string) string { return editorTargets.Replace(msg) }
 
 // internalError is the tool error of a bug or an I/O failure.
 func internalError(tool string) *sdk.CallToolResult {

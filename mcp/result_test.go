@@ -208,6 +208,7 @@ func TestResultBudget(t *testing.T) {
 		{"build_context", map[string]any{"purpose": "plan", argDetail: "all"}, `field "detail": must be "summary" or "full"`},
 		{"budget", map[string]any{"purpose": "plan", argPage: 99}, `field "page": 99 is past the last page`},
 		{"record_execution", map[string]any{argPage: 2}, `field "page": record_execution has no list to page`},
+		{"build_context", map[string]any{"purpose": "diff"}, `purpose "diff" needs a target: "plan_step" ("target_files" or "target_symbols") or "user_selected_targets"`},
 		{"build_context", map[string]any{"purpose": "plan", argPage: 2}, `field "page": 2 is past the last page (1)`},
 		{"index_status", map[string]any{argPage: 2}, `field "page": 2 is past the last page (1)`},
 	} {
