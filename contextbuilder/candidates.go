@@ -78,10 +78,50 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 			set.addFile(c, ReasonCaller, weightCaller)
 		}
 		for _, c := range g.ConfigFiles(tg.path) {
+			if strings.HasSuffix(c, ".csproj") && !e.concernsBuild() {
+				continue
+			}
 			set.addFile(c, ReasonConfig, weightConfig)
 		}
 	}
 	return set.items()
+}
+
+// buildTerms are the words (lower case, matched as substrings) by which a
+// request's texts say that a step concerns a project's build or its
+// dependencies. A C# project file lists package and project references,
+// build properties and often long item groups: it is context for such a
+// step, and noise for a change of code, so it is a candidate only then.
+var buildTerms = []string{
+	"build", "compil", "dependenc", "package", "nuget", "assembly reference", "projectreference",
+	"target framework", "targetframework", "csproj", "msbuild", "sdk",
+}
+
+// concernsBuild reports whether the request's intent, plan step or last
+// error speaks of the build or dependencies (buildTerms). Pure: the same
+// request gives the same answer.
+func (e *env) concernsBuild() bool {
+	var texts []string
+	if r := e.req; r != nil {
+		if r.Intent != nil {
+			texts = append(texts, r.Intent.Text)
+		}
+		if r.PlanStep != nil {
+			texts = append(texts, r.PlanStep.Text)
+		}
+		if r.LastError != nil {
+			texts = append(texts, r.LastError.Message)
+		}
+	}
+	for _, t := range texts {
+		t = strings.ToLower(t)
+		for _, term := range buildTerms {
+			if strings.Contains(t, term) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // relatedSet collects related candidates: one per symbol and one per

@@ -418,7 +418,7 @@ var configNames = map[syntax.Family][]string{
 // pom.xml, build.gradle(.kts) and settings.gradle(.kts); Cargo.toml;
 // CMakeLists.txt, Makefile and meson.build) the occurrence in the nearest
 // directory at or above path's; for C#, every *.csproj of the nearest
-// directory holding one and every *.sln of every ancestor directory. The
+// directory holding one (never a *.sln). The
 // Makefile at the root, when there is one, is relevant to every language
 // and comes last. path itself is never listed. Nil for a path not in the
 // graph or of no known language.
@@ -448,13 +448,13 @@ func (g *Graph) ConfigFiles(path string) []string {
 			}
 		}
 		if f.lang == syntax.FamilyCSharp {
-			var projs, slns []string
+			// A solution file (.sln) lists projects by GUID: it says
+			// nothing about the code, so it is never a config file of
+			// one (it can still be a target).
+			var projs []string
 			v.list(NeedProject, d, func(ix *index) []int32 { return ix.projects[d] }, func(n int32) {
-				p := v.file(n).path
-				if strings.HasSuffix(p, ".csproj") {
+				if p := v.file(n).path; strings.HasSuffix(p, ".csproj") {
 					projs = append(projs, p)
-				} else {
-					slns = append(slns, p)
 				}
 			})
 			if !foundProj && len(projs) > 0 {
@@ -463,10 +463,6 @@ func (g *Graph) ConfigFiles(path string) []string {
 				for _, p := range projs {
 					add(p)
 				}
-			}
-			slices.Sort(slns)
-			for _, p := range slns {
-				add(p)
 			}
 		}
 		return true

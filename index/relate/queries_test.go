@@ -241,10 +241,11 @@ all:
 		"web/app/src/main.tsx": {"web/app/src/package.json", "web/app/tsconfig.json", "Makefile"},
 		"py/pkg/mod.py":        {"py/pkg/setup.py", "py/pyproject.toml", "py/requirements.txt", "Makefile"},
 		// A config file is not its own config file.
-		"py/pkg/setup.py":    {"py/pyproject.toml", "py/requirements.txt", "Makefile"},
-		"java/src/A.java":    {"java/pom.xml", "java/build.gradle.kts", "Makefile"},
-		"rs/src/lib.rs":      {"rs/Cargo.toml", "Makefile"},
-		"cs/App/Sub/Code.cs": {"cs/App/App.Tests.csproj", "cs/App/App.csproj", "cs/All.sln", "Makefile"},
+		"py/pkg/setup.py": {"py/pyproject.toml", "py/requirements.txt", "Makefile"},
+		"java/src/A.java": {"java/pom.xml", "java/build.gradle.kts", "Makefile"},
+		"rs/src/lib.rs":   {"rs/Cargo.toml", "Makefile"},
+		// The nearest directory's projects; a solution never.
+		"cs/App/Sub/Code.cs": {"cs/App/App.Tests.csproj", "cs/App/App.csproj", "Makefile"},
 		// The nearest Makefile, and the root one.
 		"c/src/x.c":       {"c/src/Makefile", "c/CMakeLists.txt", "Makefile"},
 		"notes/readme.md": nil,
