@@ -73,6 +73,16 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 		for _, d := range e.dependencies(ctx, g, tg, syn) {
 			set.addSymbol(d.Path, d.Index, ReasonDependency, weightDependency)
 		}
+		// A Python module or package used as an object (util.x after
+		// "from .. import util") is a dependency even when its file
+		// declares nothing (an __init__.py of imports only), which no
+		// symbol block can carry: the file itself is the candidate,
+		// unless a symbol of it already is.
+		for _, m := range g.ResolveModules(tg.path, e.targetUses(ctx, tg, syn)) {
+			if !set.hasSymbolIn(m) {
+				set.addFile(m, ReasonDependency, weightDependency)
+			}
+		}
 		set.addBaseTypes(g, tg, syn)
 		for _, c := range e.callers(g, tg, syn) {
 			set.addFile(c, ReasonCaller, weightCaller)
@@ -190,6 +200,17 @@ func (s *relatedSet) addFile(path string, reason IncludeReason, weight int) {
 		return
 	}
 	s.files[path] = &item{typ: BlockFile, priority: P2, path: path, reason: reason, weight: weight, hops: 1, file: f}
+}
+
+// hasSymbolIn reports whether a symbol of the file at path is a
+// candidate already.
+func (s *relatedSet) hasSymbolIn(path string) bool {
+	for k := range s.syms {
+		if k.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // addBaseTypes adds the interfaces and base types of target t's symbols,

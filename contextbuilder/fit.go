@@ -23,14 +23,13 @@ type fitted struct {
 // fit runs the fit step. Required blocks (P0, then P1) are rendered most
 // complete first. Optional blocks (P3, then P2 in rank order) are added
 // only while the total stays within the soft limit, so optional context
-// never causes a warning; the first one that does not fit and every one
-// ranked after it are removed (Step 4.1 and 4.2, reverse rank order). Then,
-// while over the hard limit: P1 blocks are sliced to SIGNATURES_ONLY in
-// reverse rank order (4.3), targets to TARGET_REGION_ONLY (4.4). If P0
-// alone is still over the hard limit the build is refused (4.5);
-// otherwise P1 blocks are removed in reverse rank order until it fits
-// (ctxd's reading of the ContextTooLarge failure mode, which refuses only
-// for P0). Last, the policy's caps remove optional blocks.
+// never causes a warning (Step 4.1 and 4.2). When the required blocks are
+// over the hard limit, fitHard cuts them one at a time in the contract's
+// order (P1 slices, target slices, P1 removals; Step 4.3 to 4.5) and only
+// as far as needed, or refuses when the targets alone do not fit; then
+// the optional blocks that did not fit before the cuts get the room the
+// cuts left, again in rank order. Those still out are removed, and last
+// the policy's caps remove optional blocks.
 //
 // On the refusal for the hard limit the returned value holds the total
 // and decision, which ctxd.budget reports.
@@ -48,17 +47,30 @@ func (e *env) fit(ctx context.Context, a assembly) (fitted, error) {
 	if err := ctx.Err(); err != nil {
 		return f, err
 	}
-	keepOpt, total, err := e.fitOptional(a.optional, total, &f.trail)
+	opt := &optionals{items: a.optional}
+	keepOpt, total, err := e.addOptional(opt, total, &f.trail)
 	if err != nil {
 		return f, err
 	}
-	total = e.sliceWhileOver(total, keep1, LevelSignatures, "P1", &f.trail)
-	total = e.sliceWhileOver(total, a.targets, LevelRegion, "target", &f.trail)
 	if total > e.limits.hard {
-		if keep1, err = e.fitHard(a.required, keep1, total, &f); err != nil {
+		// Nothing optional was added: the required blocks alone are
+		// over the soft limit.
+		var refuse bool
+		keep1, total, refuse = e.fitHard(a.required, a.targets, keep1, total, &f.trail)
+		if refuse {
+			e.dropOptional(opt, &f.trail)
+			return f, e.tooLarge(a.required, total, &f)
+		}
+		var more []*item
+		if more, total, err = e.addOptional(opt, total, &f.trail); err != nil {
 			return f, err
 		}
+		if len(more) > 0 {
+			f.note("fit: added %d optional (P2/P3) blocks in rank order in the room the cuts left, within the soft limit of %d tokens (total %d)", len(more), e.limits.soft, total)
+		}
+		keepOpt = append(keepOpt, more...)
 	}
+	e.dropOptional(opt, &f.trail)
 	required := append(slices.Clone(a.required), keep1...)
 	if keepOpt, err = e.enforceCaps(required, keepOpt, &f.trail); err != nil {
 		return f, err
@@ -109,38 +121,82 @@ func (e *env) fitP1(p1 []*item, t *trail) (keep []*item, total int, err error) {
 	return keep, total, nil
 }
 
-// fitOptional adds optional blocks in order while total stays within the
-// soft limit (Step 4.1 and 4.2) and returns those kept and the new total.
-// Once one does not fit, it and every later one are removed unread.
-func (e *env) fitOptional(opt []*item, total int, t *trail) ([]*item, int, error) {
+// optionals are the optional blocks in the order fit adds them, with how
+// far it got.
+type optionals struct {
+	items []*item
+	// next is the first block not added nor left out yet.
+	next int
+	// read reports that items[next] is read and rendered: it did not
+	// fit, and is the first to try again once the cuts make room.
+	read bool
+}
+
+// addOptional adds optional blocks in order, each at the most complete
+// level that keeps the total within the soft limit, and returns those
+// added and the new total. It stops at the first block that fits at no
+// level, leaving it and the blocks after it for a later call or for
+// dropOptional: a block is never added while a better-ranked one is left
+// out, which keeps the removals in reverse rank order, and the blocks
+// after the first that does not fit are not read.
+func (e *env) addOptional(o *optionals, total int, t *trail) ([]*item, int, error) {
 	var keep []*item
-	full, dropped := false, 0
-	for _, it := range opt {
-		if full {
-			t.dropForBudget(it, softLimit, e.limits)
-			dropped++
-			continue
+	for ; o.next < len(o.items); o.next++ {
+		it := o.items[o.next]
+		if !o.read {
+			r, err := e.admitOptional(it, t)
+			if err != nil {
+				return nil, 0, err
+			}
+			if r == nil {
+				continue
+			}
+			o.read = true
 		}
-		r, err := e.admitOptional(it, t)
-		if err != nil {
-			return nil, 0, err
+		j, ok := e.levelWithin(it, e.limits.soft-total)
+		if !ok {
+			break
 		}
-		if r == nil {
-			continue
-		}
-		if total+r.tokens > e.limits.soft {
-			full = true
-			t.dropForBudget(it, softLimit, e.limits)
-			dropped++
-			continue
-		}
-		total += r.tokens
+		o.read = false
+		it.level = j
+		total += e.rendered(it).tokens
 		keep = append(keep, it)
+		if j > 0 {
+			t.note("fit: added %s block %s at %s (%d tokens)", it.priority, it.label(), it.levels[j], e.rendered(it).tokens)
+		}
 	}
+	return keep, total, nil
+}
+
+// levelWithin returns the most complete level at which an optional block
+// takes at most room tokens. A level below the first whose rendering
+// holds a secret that cannot be redacted is skipped; the first level's
+// risk was handled when the block was read.
+func (e *env) levelWithin(it *item, room int) (int, bool) {
+	for j := 0; j < max(1, len(it.levels)); j++ {
+		r := e.renderedAt(it, j)
+		if j > 0 && r.risk != "" {
+			continue
+		}
+		if r.tokens <= room {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// dropOptional removes the optional blocks addOptional did not reach or
+// could not fit (Step 4.1 and 4.2, reverse rank order), unread past the
+// first.
+func (e *env) dropOptional(o *optionals, t *trail) {
+	dropped := len(o.items) - o.next
+	for _, it := range o.items[o.next:] {
+		t.dropForBudget(it, softLimit, e.limits)
+	}
+	o.next, o.read = len(o.items), false
 	if dropped > 0 {
 		t.note("fit: removed %d optional (P2/P3) candidates in reverse rank order to stay within the soft limit of %d tokens", dropped, e.limits.soft)
 	}
-	return keep, total, nil
 }
 
 // admitOptional reads (or recalls) and renders an optional block; nil
@@ -167,52 +223,17 @@ func (e *env) admitOptional(it *item, t *trail) (*rendering, error) {
 	return r, nil
 }
 
-// sliceWhileOver moves items to the given level, last ranked first, while
-// the total is over the hard limit, and returns the new total.
-func (e *env) sliceWhileOver(total int, items []*item, to Level, what string, t *trail) int {
-	for i := len(items) - 1; i >= 0 && total > e.limits.hard; i-- {
-		it := items[i]
-		j := slices.Index(it.levels, to)
-		if j < 0 || j == it.level {
-			continue
-		}
-		before := e.rendered(it).tokens
-		prev := it.level
-		it.level = j
-		r := e.rendered(it)
-		if r.risk != "" || r.tokens >= before {
-			// A slice that saves nothing (a declaration that is all
-			// signature) is not worth its loss of content.
-			it.level = prev
-			continue
-		}
-		total += r.tokens - before
-		t.note("fit: sliced %s block %s to %s (%d -> %d tokens)", what, it.label(), to, before, r.tokens)
+// tooLarge is Step 4.5's refusal: the targets, sliced, are over the hard
+// limit by themselves.
+func (e *env) tooLarge(p0 []*item, total int, f *fitted) error {
+	f.total, f.decision = total, DecisionRefuse
+	return &Refusal{
+		Code:            RefuseContextTooLarge,
+		Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", e.tokensOf(p0), e.limits.hard, e.model.MaxInputTokens, e.model.ResponseTokenReserve),
+		Advice:          "narrow the scope: select a region or name a symbol instead of whole files (on the command line --target PATH:L1-L2 or --symbol NAME; in a request selection or plan_step.target_symbols), target fewer files, or use a model with a larger input window (model.max_input_tokens; --max-input-tokens)",
+		BudgetReport:    e.budgetReport(f.notes, total, DecisionRefuse, ""),
+		RedactionReport: &RedactionReport{Redactions: f.sortedRedactions()},
 	}
-	return total
-}
-
-// fitHard runs Step 4.5 when the sliced total is still over the hard
-// limit: a P0 over it alone is refused, else P1 blocks are removed in
-// reverse rank order until the total fits. It returns the P1 blocks kept.
-func (e *env) fitHard(p0, keep1 []*item, total int, f *fitted) ([]*item, error) {
-	if p0total := e.tokensOf(p0); p0total > e.limits.hard {
-		f.total, f.decision = total, DecisionRefuse
-		return nil, &Refusal{
-			Code:            RefuseContextTooLarge,
-			Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", p0total, e.limits.hard, e.model.MaxInputTokens, e.model.ResponseTokenReserve),
-			Advice:          "narrow the scope: select a region or name a symbol instead of whole files (on the command line --target PATH:L1-L2 or --symbol NAME; in a request selection or plan_step.target_symbols), target fewer files, or use a model with a larger input window (model.max_input_tokens; --max-input-tokens)",
-			BudgetReport:    e.budgetReport(f.notes, total, DecisionRefuse, ""),
-			RedactionReport: &RedactionReport{Redactions: f.sortedRedactions()},
-		}
-	}
-	for i := len(keep1) - 1; i >= 0 && total > e.limits.hard; i-- {
-		total -= e.rendered(keep1[i]).tokens
-		f.dropForBudget(keep1[i], hardLimit, e.limits)
-		keep1 = keep1[:i]
-	}
-	f.note("fit: removed P1 blocks in reverse rank order to fit the hard limit of %d tokens", e.limits.hard)
-	return keep1, nil
 }
 
 // decide is the budget decision for the final total; a total over the

@@ -381,6 +381,15 @@ func (p *docParser) parse(batch []pending, target *docVersion) *syntax.File {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, p.budget)
 	defer cancel()
+	if p.lang == syntax.XAML {
+		// XAML is read by a tokenizer, not a grammar (syntax/xaml.go):
+		// there is no tree to keep, each version is read afresh.
+		f, err := syntax.Parse(ctx, p.lang, text)
+		if err != nil {
+			return nil
+		}
+		return f
+	}
 	var next *syntax.Doc
 	var err error
 	if p.doc != nil {

@@ -31,7 +31,11 @@ import (
 //	2: resolved uses, bindings, exports, Go build constraints and
 //	   declared types (syntax.File.Uses, Bindings, Exports, Constraint,
 //	   Symbol.Type).
-const FormatVersion = 2
+//	3: Go calls mark their receiver ("()" in Use.Recv) and func-typed
+//	   fields and types carry Type "func"; a C# partial type declaration
+//	   is a use of the type; XAML files are parsed (x:Class, clr-namespace
+//	   types, resource dictionaries).
+const FormatVersion = 3
 
 // State says whether a root's initial scan is complete.
 type State string

@@ -44,6 +44,10 @@ type env struct {
 	// jsPkgs maps the "name" of each package.json to its package (see
 	// resolve_ecmascript.go): bare specifiers naming a workspace package.
 	jsPkgs map[string]*jsPackage
+	// jsImports maps a directory holding a package.json to its "imports"
+	// subpaths ("#internal/*"), for the specifiers starting with "#" of
+	// the files below it (see resolve_ecmascript.go).
+	jsImports map[string][]jsSubpath
 	// cargo holds the directories with a Cargo.toml; libs maps the name of
 	// each library crate they declare (as Rust code names it: "-" → "_")
 	// to its crate, lexically smallest directory first on a clash.
@@ -58,6 +62,9 @@ type env struct {
 	// goPlat is the GOOS/GOARCH Go files are resolved for (GOOS and
 	// GOARCH from the environment when set, else the host's).
 	goPlat goPlatform
+	// cs is the C# project structure (csproj.go); nil without project
+	// files.
+	cs *csProjects
 }
 
 // loadEnv reads the resolver configs among paths.
@@ -139,12 +146,13 @@ func loadEnv(src Source, paths []string) *env {
 			e.mainDirs[m] = append(e.mainDirs[m], dir)
 		}
 	}
+	e.cs = loadCSProjects(src, paths)
 	return e
 }
 
 // affects reports whether a change to p can change how other files resolve.
 func (e *env) affects(p string) bool {
-	return resolverConfigs[baseOf(p)] || e.deps[p]
+	return resolverConfigs[baseOf(p)] || e.deps[p] || csProjectFile(baseOf(p))
 }
 
 // nearestGoMod returns the directory and module path of the nearest go.mod
@@ -256,6 +264,10 @@ type tsOptions struct {
 	paths      []tsPath
 	pathsBase  string
 	hasPaths   bool
+	// rootDirs are the root-relative directories of compilerOptions.rootDirs,
+	// merged into one virtual directory (resolve_ecmascript.go).
+	rootDirs    []string
+	hasRootDirs bool
 }
 
 // tsPath is one entry of compilerOptions.paths, in file order.
@@ -281,8 +293,9 @@ func (e *env) loadTSConfig(src Source, p string, depth int, seen map[string]bool
 	var doc struct {
 		Extends         json.RawMessage `json:"extends"`
 		CompilerOptions struct {
-			BaseURL *string         `json:"baseUrl"`
-			Paths   json.RawMessage `json:"paths"`
+			BaseURL  *string         `json:"baseUrl"`
+			Paths    json.RawMessage `json:"paths"`
+			RootDirs []string        `json:"rootDirs"`
 		} `json:"compilerOptions"`
 	}
 	if json.Unmarshal(jsonc(b), &doc) != nil {
@@ -299,16 +312,16 @@ func (e *env) loadTSConfig(src Source, p string, depth int, seen map[string]bool
 		_ = json.Unmarshal(doc.Extends, &extends)
 	}
 	for _, x := range extends {
+		var candidates []string
 		if !strings.HasPrefix(x, "./") && !strings.HasPrefix(x, "../") {
-			continue // a package ("@tsconfig/node20"): not in the workspace
-		}
-		base, ok := resolveRel(dir, x)
-		if !ok {
-			continue
-		}
-		candidates := []string{base}
-		if !strings.HasSuffix(base, ".json") {
-			candidates = append(candidates, base+".json")
+			// A package ("@tsconfig/node20", "@repo/tsconfig/base.json"):
+			// a workspace package or a node_modules copy (tsExtendsPackage).
+			candidates = e.tsExtendsPackage(dir, x)
+		} else if base, ok := resolveRel(dir, x); ok {
+			candidates = []string{base}
+			if !strings.HasSuffix(base, ".json") {
+				candidates = append(candidates, base+".json")
+			}
 		}
 		for _, c := range candidates {
 			e.deps[c] = true
@@ -328,6 +341,14 @@ func (e *env) loadTSConfig(src Source, p string, depth int, seen map[string]bool
 		own.paths, own.hasPaths = parseTSPaths(doc.CompilerOptions.Paths), true
 		own.pathsBase = dir
 	}
+	if doc.CompilerOptions.RootDirs != nil {
+		own.hasRootDirs = true
+		for _, r := range doc.CompilerOptions.RootDirs {
+			if d, ok := resolveRel(dir, r); ok {
+				own.rootDirs = append(own.rootDirs, d)
+			}
+		}
+	}
 	opts.merge(own)
 	// Paths are relative to baseUrl when there is one, else to the config
 	// that declared them (TypeScript 4.1 and later).
@@ -343,6 +364,9 @@ func (o *tsOptions) merge(over *tsOptions) {
 	}
 	if over.hasPaths {
 		o.paths, o.pathsBase, o.hasPaths = over.paths, over.pathsBase, true
+	}
+	if over.hasRootDirs {
+		o.rootDirs, o.hasRootDirs = over.rootDirs, true
 	}
 }
 

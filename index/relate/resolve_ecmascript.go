@@ -3,7 +3,10 @@ package relate
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/index/words"
 )
 
 // jsExts are the extensions tried after a module base, in order.
@@ -36,7 +39,7 @@ func jsRequest(f *fileFacts, spec string, opts *tsOptions) request {
 	}
 	if spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
 		if b, ok := resolveRel(f.dir, spec); ok {
-			return request{kind: reqJS, alts: []string{b}}
+			return request{kind: reqJS, alts: append([]string{b}, tsRootDirAlts(opts, b)...)}
 		}
 		return request{}
 	}
@@ -59,6 +62,80 @@ func jsRequest(f *fileFacts, spec string, opts *tsOptions) request {
 		return request{}
 	}
 	return request{kind: reqJS, alts: alts}
+}
+
+// tsRootDirAlts returns, for a relative import's base b, the same path in
+// each other directory of compilerOptions.rootDirs when b lies in one of
+// them: TypeScript merges the rootDirs into one virtual directory, so that
+// src/views/a.ts imports "./strings" of generated/views/ as if it sat
+// next to it. The base itself is tried first.
+func tsRootDirAlts(opts *tsOptions, b string) []string {
+	if opts == nil || len(opts.rootDirs) < 2 {
+		return nil
+	}
+	var out []string
+	for _, r := range opts.rootDirs {
+		rel, ok := strings.CutPrefix(b, r+"/")
+		if r == "" {
+			rel, ok = b, true
+		}
+		if !ok {
+			continue
+		}
+		for _, o := range opts.rootDirs {
+			if o != r {
+				if a := join(o, rel); a != b && !slices.Contains(out, a) {
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tsExtendsPackage returns the configs a package specifier in a
+// tsconfig's "extends" may name, in order: under the workspace package of
+// that name, then under node_modules/name in dir and each ancestor.
+// "pkg" names pkg/tsconfig.json; "pkg/sub" names pkg/sub, sub.json or
+// sub/tsconfig.json. A shared config package of a monorepo
+// ("@repo/tsconfig/base.json") is thus followed.
+func (e *env) tsExtendsPackage(dir, spec string) []string {
+	name, sub := spec, ""
+	if n := strings.IndexByte(spec, '/'); n > 0 {
+		if strings.HasPrefix(spec, "@") {
+			if m := strings.IndexByte(spec[n+1:], '/'); m >= 0 {
+				name, sub = spec[:n+1+m], spec[n+2+m:]
+			}
+		} else {
+			name, sub = spec[:n], spec[n+1:]
+		}
+	}
+	var dirs []string
+	if pkg := e.jsPkgs[name]; pkg != nil {
+		dirs = append(dirs, pkg.dir)
+	}
+	for a := dir; ; a = dirOf(a) {
+		dirs = append(dirs, join(a, "node_modules/"+name))
+		if a == "" {
+			break
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		if sub == "" {
+			out = append(out, join(d, "tsconfig.json"))
+			continue
+		}
+		b, ok := resolveRel(d, sub)
+		if !ok {
+			continue
+		}
+		out = append(out, b)
+		if !strings.HasSuffix(b, ".json") {
+			out = append(out, b+".json", join(b, "tsconfig.json"))
+		}
+	}
+	return out
 }
 
 // matchTSPaths applies compilerOptions.paths to a specifier: an exact
@@ -212,8 +289,18 @@ func (e *env) addJSPackage(dir string, b []byte) {
 	var doc struct {
 		Name    string          `json:"name"`
 		Exports json.RawMessage `json:"exports"`
+		Imports json.RawMessage `json:"imports"`
 	}
-	if json.Unmarshal(jsonc(b), &doc) != nil || doc.Name == "" {
+	if json.Unmarshal(jsonc(b), &doc) != nil {
+		return
+	}
+	if imps := parseJSImports(doc.Imports); imps != nil {
+		if e.jsImports == nil {
+			e.jsImports = map[string][]jsSubpath{}
+		}
+		e.jsImports[dir] = imps
+	}
+	if doc.Name == "" {
 		return
 	}
 	if old, ok := e.jsPkgs[doc.Name]; ok && old.dir <= dir {
@@ -245,6 +332,24 @@ func parseJSExports(raw json.RawMessage) []jsSubpath {
 		return out
 	}
 	return []jsSubpath{{key: ".", targets: jsTargets(raw, 0)}}
+}
+
+// parseJSImports reads an "imports" field: an object whose keys start
+// with "#" ("#db", "#internal/*"), each a target as in "exports"; nil
+// without one.
+func parseJSImports(raw json.RawMessage) []jsSubpath {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	keys, vals := jsonObject(raw)
+	var out []jsSubpath
+	for i, k := range keys {
+		if strings.HasPrefix(k, "#") && k != "#" {
+			out = append(out, jsSubpath{key: k, targets: jsTargets(vals[i], 0)})
+		}
+	}
+	return out
 }
 
 // jsTargets flattens a target: a string, an array of fallbacks, or an
@@ -322,6 +427,10 @@ func (e *env) jsRequestFor(f *fileFacts, spec string, opts *tsOptions) request {
 // the same path under src/ (dist/x.js → src/x, dist/esm/x.js → src/esm/x
 // and src/x), for a workspace that holds the sources and not the build.
 func (e *env) jsPackageRequest(f *fileFacts, spec string, r *request) {
+	if r.kind == 0 && strings.HasPrefix(spec, "#") {
+		e.jsImportsRequest(f, spec, r)
+		return
+	}
 	if r.kind != 0 || len(e.jsPkgs) == 0 || spec == "" || spec[0] == '.' || spec[0] == '/' {
 		return
 	}
@@ -389,6 +498,46 @@ func (e *env) jsPackageRequest(f *fileFacts, spec string, r *request) {
 	}
 }
 
+// jsImportsRequest fills an empty request r for a specifier starting
+// with "#" through the "imports" of the nearest package.json at or above
+// the importer that has the field, as Node and TypeScript (node16,
+// nodenext, bundler) read it: the key exactly, else the "*" pattern with
+// the longest prefix; targets are relative to that package.json, and one
+// in a build directory is followed by its source under src/ as for
+// "exports". A target naming another package ("#db": "db-pkg") is not
+// followed.
+func (e *env) jsImportsRequest(f *fileFacts, spec string, r *request) {
+	if len(e.jsImports) == 0 {
+		return
+	}
+	for dir := f.dir; ; dir = dirOf(dir) {
+		if imps, ok := e.jsImports[dir]; ok {
+			var alts []string
+			for _, t := range matchJSExports(imps, spec) {
+				if !strings.HasPrefix(t, "./") {
+					continue
+				}
+				bases := jsSourceBases(dir, t)
+				if b, ok := resolveRel(dir, t); ok {
+					bases = append([]string{b}, bases...)
+				}
+				for _, b := range bases {
+					if !slices.Contains(alts, b) {
+						alts = append(alts, b)
+					}
+				}
+			}
+			if len(alts) > 0 {
+				*r = request{kind: reqJS, alts: alts}
+			}
+			return
+		}
+		if dir == "" {
+			return
+		}
+	}
+}
+
 // matchJSExports returns the targets of subpath key: an exact key, else
 // the "*" pattern with the longest prefix, its "*" replaced in the
 // targets.
@@ -452,4 +601,39 @@ func jsSourceBases(dir, target string) []string {
 		}
 	}
 	return out
+}
+
+// jsMoreAliasWords extends jsAliasWords (trace.go) with the aliases of
+// package.json "imports" and tsconfig rootDirs: for each "imports" of a
+// package.json whose directory holds val (or whose targets leave it), the
+// words of each key's literal text ("#internal/*" → internal); for a val
+// in a rootDirs directory, val's name alone, which a file of another root
+// directory writes without val's directory ("./view.strings.js"). ok is
+// false when a key holds no word ("#*"): any file may name val.
+func (g *Graph) jsMoreAliasWords(val string) ([][]string, bool) {
+	var alts [][]string
+	for _, dir := range sortedKeys(g.env.jsImports) {
+		imps := g.env.jsImports[dir]
+		if _, in := within(dir, val); !in && !(&jsPackage{exports: imps}).escapes() {
+			continue
+		}
+		for _, sp := range imps {
+			ws := literalWords(strings.TrimPrefix(sp.key, "#"))
+			if len(ws) == 0 {
+				return nil, false
+			}
+			alts = append(alts, ws)
+		}
+	}
+	for _, dir := range sortedKeys(g.env.ts) {
+		o := g.env.ts[dir]
+		if o == nil || len(o.rootDirs) < 2 {
+			continue
+		}
+		if slices.ContainsFunc(o.rootDirs, func(r string) bool { _, in := within(r, val); return in }) {
+			alts = append(alts, words.Split(moduleName(val)))
+			break
+		}
+	}
+	return alts, true
 }

@@ -381,7 +381,11 @@ func (g *Graph) jsAliasWords(val string) ([][]string, bool) {
 		}
 		alts = append(alts, ws)
 	}
-	return alts, true
+	more, ok := g.jsMoreAliasWords(val)
+	if !ok {
+		return nil, false
+	}
+	return append(alts, more...), true
 }
 
 // jsBaseDir reports whether a non-relative specifier may start at dir:

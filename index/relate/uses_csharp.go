@@ -35,6 +35,10 @@ type csRes struct {
 	scopes  map[int32]*csScope
 	members map[string][]symLoc
 	types   map[string][]symLoc
+	// vis is what the projects of the file being resolved see (C# only;
+	// nil: every file).
+	vis    *csVisibility
+	visSet bool
 }
 
 func csResOf(v *view, c *useCtx, java bool) *csRes {
@@ -57,6 +61,9 @@ func csharpResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc
 // cjResolve resolves a use of a C# or Java file.
 func cjResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc, java bool) []symLoc {
 	if u.Name == "" {
+		if !java && u.From != "" {
+			return xamlSource(v, f, u.From, out) // a merged resource dictionary
+		}
 		return out
 	}
 	self, ok := v.node(f.path)
@@ -64,6 +71,9 @@ func cjResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc, ja
 		return out
 	}
 	r := csResOf(v, c, java)
+	if !java && !r.visSet && v.e != nil {
+		r.vis, r.visSet = v.e.cs.visibilityOf(f.path), true
+	}
 	sc := r.scope(self)
 	switch {
 	case u.Member:
@@ -96,7 +106,7 @@ func (r *csRes) extensionMethods(sc *csScope, name string) []symLoc {
 	var out []symLoc
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
-		if t.lang != syntax.FamilyCSharp || t.syn == nil {
+		if t.lang != syntax.FamilyCSharp || t.syn == nil || !r.sees(t) {
 			return
 		}
 		s := &t.syn.Symbols[sym]
@@ -116,6 +126,13 @@ func (r *csRes) extensionMethods(sc *csScope, name string) []symLoc {
 		}
 	})
 	return out
+}
+
+// sees reports whether the declarations of file t are visible to the file
+// being resolved: always for Java; for C#, t is in no project or in one
+// the resolved file's projects reach (csproj.go).
+func (r *csRes) sees(t *fileFacts) bool {
+	return r.java || r.vis.sees(t.path)
 }
 
 // staticMembers returns the members named name of the types a static
@@ -274,7 +291,7 @@ func (r *csRes) typesNamed(key string) []symLoc {
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
 		s := &t.syn.Symbols[sym]
-		if t.lang == r.lang() && s.Kind.IsType() && s.QualifiedName == qn && t.syn.Package == pkg {
+		if t.lang == r.lang() && s.Kind.IsType() && s.QualifiedName == qn && t.syn.Package == pkg && r.sees(t) {
 			out = append(out, symLoc{file: n, sym: sym})
 		}
 	})
@@ -306,7 +323,7 @@ func (r *csRes) lookupType(sc *csScope, name, from, encl string) []symLoc {
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
 		s := &t.syn.Symbols[sym]
-		if t.lang != syntax.FamilyCSharp || !s.Kind.IsType() {
+		if t.lang != syntax.FamilyCSharp || !s.Kind.IsType() || !r.sees(t) {
 			return
 		}
 		l := symLoc{file: n, sym: sym}
@@ -437,7 +454,7 @@ func (r *csRes) typeMembers(tk, name string, seen map[string]bool, depth int) []
 	var out []symLoc
 	r.v.eachSym(name, func(n, sym int32) {
 		t := r.v.file(n)
-		if t.lang == r.lang() && t.syn.Symbols[sym].Container == qn && t.syn.Package == pkg {
+		if t.lang == r.lang() && t.syn.Symbols[sym].Container == qn && t.syn.Package == pkg && r.sees(t) {
 			out = append(out, symLoc{file: n, sym: sym})
 		}
 	})

@@ -53,3 +53,39 @@ func TestJSSourceBases(t *testing.T) {
 		}
 	}
 }
+
+func TestJSPackageImports(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		want      []jsSubpath
+	}{
+		{"patterns and conditions", `{"#internal/*": {"types": "./src/internal/*.ts", "default": "./dist/internal/*.js"}, "#db": "./db.js", "./not-a-key": "./x.js", "#": "./y.js"}`,
+			[]jsSubpath{{key: "#internal/*", targets: []string{"./src/internal/*.ts", "./dist/internal/*.js"}}, {key: "#db", targets: []string{"./db.js"}}}},
+		{"absent", ``, nil},
+		{"not an object", `"./x.js"`, nil},
+	} {
+		got := parseJSImports([]byte(tc.raw))
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(jsSubpath{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestTSRootDirAlts(t *testing.T) {
+	opts := &tsOptions{rootDirs: []string{"app/src", "app/generated", "app/src"}}
+	for _, tc := range []struct {
+		base string
+		want []string
+	}{
+		{"app/src/views/a", []string{"app/generated/views/a"}},
+		{"app/generated/b", []string{"app/src/b"}},
+		{"lib/c", nil},
+	} {
+		if diff := cmp.Diff(tc.want, tsRootDirAlts(opts, tc.base)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.base, diff)
+		}
+	}
+	if got := tsRootDirAlts(&tsOptions{rootDirs: []string{"src"}}, "src/a"); got != nil {
+		t.Errorf("one root dir: got %v, want nil", got)
+	}
+}

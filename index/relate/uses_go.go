@@ -100,11 +100,18 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 		}
 		return s.topLevel(v, files, u.Name, out)
 	}
+	recv, called := strings.CutPrefix(u.Recv, goCalled)
 	start := len(out)
-	for _, t := range s.namedTypes(v, self, u.Recv, 0) {
+	iface := false
+	for _, t := range s.namedTypes(v, self, recv, 0) {
 		out = s.members(v, t, u.Name, out, 0, nil)
+		iface = iface || v.file(t.file).syn.Symbols[t.sym].Kind == syntax.Interface
 	}
-	if len(out) > start {
+	if len(out) > start || iface {
+		// A method of an interface value is the interface's method, which
+		// it has even when its declaration is outside the workspace (an
+		// embedded interface of a module not in it): never a same-named
+		// method of another type, which is at most an implementation.
 		return out
 	}
 	// The receiver's type is unknown (or outside the workspace): the
@@ -121,8 +128,40 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 	for _, t := range s.knownTypes(v, f, self, c) {
 		out = s.members(v, t, u.Name, out, goMaxDepth-1, nil)
 	}
+	if called {
+		// A call selects a method or a func-typed field: a bool field
+		// named Close is never what x.Close() calls.
+		kept := slices.DeleteFunc(out[start:], func(l symLoc) bool {
+			return v.file(l.file).syn.Symbols[l.sym].Kind == syntax.Field && !s.funcField(v, l)
+		})
+		out = out[:start+len(kept)]
+	}
 	return out
 }
+
+// funcField reports whether the field at l has a func type: a func type
+// literal, or a named type defined as one. A field of unknown type is
+// not: the fallback that asks only guesses the receiver already.
+func (s *goState) funcField(v *view, l symLoc) bool {
+	typ := v.file(l.file).syn.Symbols[l.sym].Type
+	if typ == goFunc {
+		return true
+	}
+	for _, t := range s.namedTypes(v, l.file, typ, 0) {
+		if v.file(t.file).syn.Symbols[t.sym].Type == goFunc {
+			return true
+		}
+	}
+	return false
+}
+
+// goCalled and goFunc are the markers of index/syntax/uses_go.go: the
+// prefix of the Recv of a called member, and the Type of a func-typed
+// field.
+const (
+	goCalled = "()"
+	goFunc   = "func"
+)
 
 // pkgFiles returns the files of the package of file n that n sees, for
 // the platform: same directory and package name; test files only for a

@@ -1,6 +1,7 @@
 package relate
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/index/syntax"
@@ -59,16 +60,60 @@ func pyCacheOf(c *useCtx) *pyCache {
 }
 
 func pyResolveUse(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
+	for _, x := range pyUseVals(v, f, u, c) {
+		out = pyAppendLoc(v, out, x)
+	}
+	return out
+}
+
+// ResolveModules returns the files of the modules that uses of the Python
+// file at path reach as objects, path excluded, sorted: a package or
+// module bound by an import and used as a value or through its attributes
+// (`from .. import util` then `util.x`: util/__init__.py), a submodule
+// reached as an attribute (and, as in Resolve, the module standing for a
+// name it binds from outside the workspace). Resolve names such a module
+// by its first declaration, so a module without declarations (an
+// __init__.py of imports only) is missing from its answer although it is
+// used: this is how a caller can still relate its file. uses are as for
+// Resolve (nil: every use of the file). Nil for a file of another
+// language, or a path not in the graph.
+func (g *Graph) ResolveModules(path string, uses []syntax.Use) []string {
+	v, self, ok := g.at(path)
+	if !ok {
+		return nil
+	}
+	f := v.file(self)
+	if f.lang != syntax.FamilyPython || !resolved(f) {
+		return nil
+	}
+	if uses == nil {
+		uses = usesOf(f)
+	}
+	c := newUseCtx()
+	var out []string
+	for i := range uses {
+		for _, x := range pyUseVals(v, f, &uses[i], c) {
+			if x.sym < 0 && x.file >= 0 && x.file != self {
+				out = append(out, v.file(x.file).path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// pyUseVals returns the values a use of f names.
+func pyUseVals(v *view, f *fileFacts, u *syntax.Use, c *useCtx) []pyVal {
 	pc := pyCacheOf(c)
 	self, ok := v.node(f.path)
 	if !ok {
-		return out
+		return nil
 	}
 	var vals []pyVal
 	switch {
 	case u.Member:
 		if u.Recv == "" {
-			return out
+			return nil
 		}
 		for _, cls := range pc.recv(v, f, self, u.Recv) {
 			vals = append(vals, pc.attr(v, cls, u.Name)...)
@@ -84,10 +129,7 @@ func pyResolveUse(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc)
 			}
 		}
 	}
-	for _, x := range vals {
-		out = pyAppendLoc(v, out, x)
-	}
-	return out
+	return vals
 }
 
 // pyAppendLoc appends the declaration a value stands for: itself, or a

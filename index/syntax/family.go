@@ -37,6 +37,7 @@ var extLanguages = map[string]Language{
 	".h++":  CPP,
 	".ipp":  CPP,
 	".cs":   CSharp,
+	".xaml": XAML,
 }
 
 // familyOnlyExts are extensions that belong to a [Family] without naming a
@@ -102,7 +103,7 @@ func FamilyOf(l Language) Family {
 		return FamilyPython
 	case Java:
 		return FamilyJava
-	case CSharp:
+	case CSharp, XAML:
 		return FamilyCSharp
 	case Rust:
 		return FamilyRust

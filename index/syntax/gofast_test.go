@@ -108,3 +108,58 @@ func FuzzGoFast(f *testing.F) {
 		}
 	})
 }
+
+// TestGoMultiNameSpecs: every name of a var or const spec is a symbol on
+// both paths, a multi-value initializer included (`var a, b = f()`: b is
+// result 1 of f, not a name the spec leaves out).
+func TestGoMultiNameSpecs(t *testing.T) {
+	tests := map[string]struct {
+		src  string
+		want []string
+	}{
+		"call": {
+			src:  "package p\n\nvar initCwd, initCwdErr = Getwd()\n",
+			want: []string{"var initCwd call:0:Getwd", "var initCwdErr call:1:Getwd"},
+		},
+		"typed": {
+			src:  "package p\n\nvar a, b int = f()\n",
+			want: []string{"var a ", "var b "},
+		},
+		"group": {
+			src:  "package p\n\nvar (\n\tx, y, z = T.M(nil)\n)\n",
+			want: []string{"var x mcall:0:M:var:T", "var y mcall:1:M:var:T", "var z mcall:2:M:var:T"},
+		},
+		"comma-ok": {
+			src:  "package p\n\nvar v, ok = m[k]\n",
+			want: []string{"var ok ", "var v elem:var:m"},
+		},
+		"const": {
+			src:  "package p\n\nconst c, d = 1, 2\n",
+			want: []string{"const c ", "const d "},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			fast, ok := syntax.ParseGoFast([]byte(tt.src))
+			if !ok {
+				t.Fatal("go/parser rejected the text")
+			}
+			tree, err := syntax.ParseTree(context.Background(), syntax.Go, []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []struct {
+				path string
+				f    *syntax.File
+			}{{"go/ast", fast}, {"tree-sitter", tree}} {
+				var got []string
+				for _, s := range p.f.Symbols {
+					got = append(got, s.Kind.String()+" "+s.Name+" "+s.Type)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s symbols (-want +got):\n%s", p.path, diff)
+				}
+			}
+		})
+	}
+}

@@ -18,6 +18,13 @@ import (
 // before or during the parse. A file with syntax errors is not an error:
 // File.HasErrors reports it.
 func Parse(ctx context.Context, lang Language, src []byte) (*File, error) {
+	if lang == XAML {
+		f, err := parseXAML(ctx, src)
+		if f != nil {
+			f.Uses = compactUses(f.Uses)
+		}
+		return f, err
+	}
 	if lang != Go {
 		return parseTree(ctx, lang, src)
 	}

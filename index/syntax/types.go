@@ -22,6 +22,9 @@ const (
 	C          Language = "c"
 	CPP        Language = "cpp"
 	CSharp     Language = "csharp"
+	// XAML is read by an XML tokenizer, not a grammar (xaml.go); it is not
+	// in [Languages], whose members all have one.
+	XAML Language = "xaml"
 )
 
 // Point is a position in a file: a zero-based line and a zero-based byte

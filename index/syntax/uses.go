@@ -144,6 +144,13 @@ func (c *usesLRU) put(k usesKey, us []Use) {
 }
 
 func parseUses(ctx context.Context, lang Language, src []byte) ([]Use, error) {
+	if lang == XAML {
+		f, err := parseXAML(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		return f.Uses, nil
+	}
 	s, err := lookup(lang)
 	if err != nil {
 		return nil, err

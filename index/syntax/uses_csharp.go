@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -496,6 +497,9 @@ func (w *csWalker) visit(i int32) {
 	case csTypeDecl:
 		name := w.child(i, csfName)
 		old, oldLocals := w.encl, len(w.locals)
+		if name >= 0 && w.partial(i, name) {
+			w.partialUse(name)
+		}
 		if name >= 0 {
 			if w.encl != "" {
 				w.encl += "." + w.text(name)
@@ -559,6 +563,30 @@ func (w *csWalker) visit(i int32) {
 		}
 	}
 	w.visitChildren(i)
+}
+
+// partial reports whether type declaration i, named by node name, has the
+// partial modifier: a word of its header after its attribute lists.
+func (w *csWalker) partial(i, name int32) bool {
+	head := w.src[w.n[i].start:w.n[name].start]
+	if k := bytes.LastIndexByte(head, ']'); k >= 0 {
+		head = head[k+1:]
+	}
+	return slices.ContainsFunc(bytes.Fields(head), func(b []byte) bool { return string(b) == "partial" })
+}
+
+// partialUse records a part of a partial type as a use of the type itself,
+// qualified by its namespace or enclosing type: it resolves to every part,
+// so that a file declaring one part has the files of the others as
+// dependencies and the model sees the whole type.
+func (w *csWalker) partialUse(name int32) {
+	from := w.ns
+	if w.encl != "" {
+		from = w.encl
+	}
+	// A type of the global namespace has no qualifier: the simple-name
+	// lookup from the global scope finds it.
+	w.use(name, Use{Name: w.text(name), From: from})
 }
 
 // declareShallow declares the type and record parameters of a type

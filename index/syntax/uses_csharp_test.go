@@ -65,6 +65,23 @@ class S : IS {
 				{Name: "Z", Member: true},
 			},
 		},
+		{
+			// A part of a partial type uses the type itself, qualified by
+			// its namespace or enclosing type; "partial" inside an
+			// attribute is no modifier.
+			name: "partial parts",
+			src: `namespace N { [Tag("partial")] public partial class P { partial struct In {} } [Tag("partial")] class Q {} }
+partial class G {}`,
+			want: []Use{
+				{Name: "G"},
+				{Name: "In", From: "N.P"},
+				{Name: "P", From: "N"},
+				{Name: "Tag", Recv: "N.P"},
+				{Name: "Tag", Recv: "N.Q"},
+				{Name: "TagAttribute", Recv: "N.P"},
+				{Name: "TagAttribute", Recv: "N.Q"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

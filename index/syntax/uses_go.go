@@ -39,9 +39,22 @@ import (
 // The deferred forms (var, call, mcall, field, elem) are evaluated by the
 // resolver against the workspace. "" means unknown: a local type, a type
 // parameter, a predeclared or an anonymous type, an expression the syntax
-// does not type.
+// does not type. Two more forms are not types:
+//
+//	func                    the Type of a field whose type is a func type
+//	                        literal, or of a type defined as one: what a
+//	                        call may select besides methods
+//	()D                     a Use.Recv only: the member is called
+//	                        (x.M(...)) on a value of type D, D possibly ""
 
 func init() { registerUses(goUses, Go) }
+
+// goCalled prefixes the Recv of a member use that is called, and goFunc is
+// the Type of a func-typed field (see the descriptors above).
+const (
+	goCalled = "()"
+	goFunc   = "func"
+)
 
 // goMaxDesc bounds a descriptor's length: deeper chains resolve as unknown.
 const goMaxDesc = 256
@@ -359,6 +372,9 @@ func (w *goWalker) specTypes(s *ast.TypeSpec, types *goTypes) {
 	case *ast.StructType:
 		for _, fl := range t.Fields.List {
 			d := w.typeDesc(fl.Type)
+			if _, ok := ast.Unparen(fl.Type).(*ast.FuncType); ok {
+				d = goFunc
+			}
 			for _, n := range fl.Names {
 				types.set(name, n.Name, w.ioff(n.Pos()), d)
 			}
@@ -371,6 +387,8 @@ func (w *goWalker) specTypes(s *ast.TypeSpec, types *goTypes) {
 				}
 			}
 		}
+	case *ast.FuncType:
+		types.set("", name, w.ioff(s.Name.Pos()), goFunc)
 	default:
 		types.set("", name, w.ioff(s.Name.Pos()), w.typeDesc(s.Type))
 	}
@@ -711,12 +729,7 @@ func (w *goWalker) expr(e ast.Expr) {
 	case *ast.Ident:
 		w.ident(x)
 	case *ast.SelectorExpr:
-		if p, ok := w.importOf(x.X); ok {
-			w.add(Use{Name: x.Sel.Name, From: p}, x)
-			return
-		}
-		w.expr(x.X)
-		w.add(Use{Name: x.Sel.Name, Member: true, Recv: w.exprDesc(x.X)}, x.Sel)
+		w.selector(x, false)
 	case *ast.CompositeLit:
 		w.typeExpr(x.Type)
 		w.compositeElts(x, w.typeDesc(x.Type))
@@ -728,7 +741,11 @@ func (w *goWalker) expr(e ast.Expr) {
 		}
 		w.locals = w.locals[:mark]
 	case *ast.CallExpr:
-		w.expr(x.Fun)
+		if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+			w.selector(sel, true)
+		} else {
+			w.expr(x.Fun)
+		}
 		for _, a := range x.Args {
 			w.expr(a)
 		}
@@ -773,6 +790,23 @@ func (w *goWalker) expr(e ast.Expr) {
 	case *ast.StructType, *ast.InterfaceType, *ast.FuncType:
 		w.typeExpr(x)
 	}
+}
+
+// selector walks x.Sel: a qualified name when x is an import, else a
+// member use whose Recv is the descriptor of x, marked "()" when the
+// member is called, so that the resolver never relates a call to a field
+// that is not a func when it has to guess the receiver's type.
+func (w *goWalker) selector(x *ast.SelectorExpr, called bool) {
+	if p, ok := w.importOf(x.X); ok {
+		w.add(Use{Name: x.Sel.Name, From: p}, x)
+		return
+	}
+	w.expr(x.X)
+	recv := w.exprDesc(x.X)
+	if called {
+		recv = goCalled + recv
+	}
+	w.add(Use{Name: x.Sel.Name, Member: true, Recv: recv}, x.Sel)
 }
 
 // compositeElts walks the elements of a composite literal of type

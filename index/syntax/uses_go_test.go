@@ -43,11 +43,11 @@ func F(url string, r *h.Request) error {
 `,
 		want: []Use{
 			{Name: "Client", From: "net/http"},
-			{Name: "Do", Member: true, Recv: "net/http.Client"},
+			{Name: "Do", Member: true, Recv: "()net/http.Client"},
 			{Name: "G"},
 			{Name: "Marshal", From: "gopkg.in/yaml.v3"},
 			{Name: "Println", From: "fmt"},
-			{Name: "Query", Member: true, Recv: "field:URL:*net/http.Request"},
+			{Name: "Query", Member: true, Recv: "()field:URL:*net/http.Request"},
 			{Name: "Request", From: "net/http"},
 			{Name: "URL", Member: true, Recv: "*net/http.Request"},
 		},
@@ -82,8 +82,8 @@ func G() {
 `,
 		want: []Use{
 			{Name: "Exit", From: "os"},
-			{Name: "M", Member: true, Recv: "*U"},
-			{Name: "N", Member: true, Recv: "elem:var:Slice"},
+			{Name: "M", Member: true, Recv: "()*U"},
+			{Name: "N", Member: true, Recv: "()elem:var:Slice"},
 			{Name: "Slice"},
 			{Name: "T"},
 			{Name: "U"},
@@ -108,14 +108,52 @@ func G() {
 			{Name: "A", Member: true, Recv: "T"},
 			{Name: "B", Member: true, Recv: "T"},
 			{Name: "C", Member: true, Recv: "V"},
-			{Name: "Close", Member: true, Recv: "call:0:os.Open"},
-			{Name: "M", Member: true, Recv: "*T"},
-			{Name: "N", Member: true, Recv: "mcall:0:M:*T"},
+			{Name: "Close", Member: true, Recv: "()call:0:os.Open"},
+			{Name: "M", Member: true, Recv: "()*T"},
+			{Name: "N", Member: true, Recv: "()mcall:0:M:*T"},
 			{Name: "Open", From: "os"},
-			{Name: "P", Member: true, Recv: "*T"},
-			{Name: "Q", Member: true, Recv: "call:0:T"},
+			{Name: "P", Member: true, Recv: "()*T"},
+			{Name: "Q", Member: true, Recv: "()call:0:T"},
 			{Name: "T"},
 			{Name: "V"},
+		},
+	}, {
+		name: "calls and values of interface-typed names, unknown receivers",
+		src: `package p
+
+import "net"
+
+type S struct {
+	ln  net.Listener
+	rc  closer
+	req Request
+}
+
+func (s *S) F(l net.Listener, get func() *S) {
+	l.Close()
+	s.ln.Close()
+	var c closer = s.rc
+	c.Close()
+	_ = s.req.Close
+	(get()).Close()
+	f := l.Close
+	_ = f
+}
+`,
+		want: []Use{
+			{Name: "Close", Member: true, Recv: "()"},
+			{Name: "Close", Member: true, Recv: "()closer"},
+			{Name: "Close", Member: true, Recv: "()field:ln:*S"},
+			{Name: "Close", Member: true, Recv: "()net.Listener"},
+			{Name: "Close", Member: true, Recv: "field:req:*S"},
+			{Name: "Close", Member: true, Recv: "net.Listener"},
+			{Name: "Listener", From: "net"},
+			{Name: "Request"},
+			{Name: "S"},
+			{Name: "closer"},
+			{Name: "ln", Member: true, Recv: "*S"},
+			{Name: "rc", Member: true, Recv: "*S"},
+			{Name: "req", Member: true, Recv: "*S"},
 		},
 	}}
 	for _, tt := range tests {
@@ -138,9 +176,13 @@ import "os"
 type T struct {
 	a, b *os.File
 	c    []U
+	d    func() error
+	e    bool
 }
 
 type W []T
+
+type H func() error
 
 func (t *T) M() (*os.File, error) { return nil, nil }
 func F() T                        { return T{} }
@@ -151,6 +193,12 @@ const (
 	A K = iota
 	B
 )
+
+var cwd, cwdErr = os.Getwd()
+
+var (
+	x, y = T.M(nil)
+)
 `)
 	got := map[string]string{}
 	for _, s := range f.Symbols {
@@ -160,7 +208,9 @@ const (
 	}
 	want := map[string]string{
 		"T.a": "*os.File", "T.b": "*os.File", "T.c": "[]U", "W": "[]T",
-		"T.M": "(*os.File, )", "F": "T", "V": "*T", "A": "K", "B": "K",
+		"T.M": "(*os.File, )", "F": "T", "V": "*T", "A": "K", "B": "K", "T.d": "func", "H": "func",
+		"cwd": "call:0:os.Getwd", "cwdErr": "call:1:os.Getwd",
+		"x": "mcall:0:M:var:T", "y": "mcall:1:M:var:T",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("types (-want +got):\n%s", diff)

@@ -76,6 +76,34 @@ len(g)
 			},
 		},
 		{
+			// The forms by which a package or submodule is used as an
+			// object: each chain names the module path up to each
+			// segment, so that the resolver can relate the package's
+			// __init__.py and follow its re-exports.
+			name: "packages as objects",
+			src: `from .. import util
+from pkg import sub
+import pkg.sub2 as s
+import pkg.sub3
+
+
+def f():
+    from ... import deep
+    util.langhelpers.memo()
+    sub.x
+    s.y
+    pkg.sub3.z
+    deep.w
+`,
+			want: []string{
+				"util ..|util", "langhelpers ..util|langhelpers", "memo ..util.langhelpers|memo",
+				"sub pkg|sub", "x pkg.sub|x",
+				"s pkg.sub2|", "y pkg.sub2|y",
+				"pkg pkg|", "sub3 pkg|sub3", "z pkg.sub3|z",
+				"deep ...|deep", "w ...deep|w",
+			},
+		},
+		{
 			name: "scopes",
 			src: `import json
 def f(json, y=json.dumps):

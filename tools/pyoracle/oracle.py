@@ -3,6 +3,12 @@ interpreter resolves it: every name chain rooted at an import binding of the
 module (module level or local), evaluated against the imported module.
 
 usage: python3 oracle.py MODULE...   (prints "MODULE<TAB>FILE" lines)
+
+The files listed are those under the standard library, or under
+$PYORACLE_ROOT when it is set (a copy of a package put on PYTHONPATH, such
+as SQLAlchemy's, so that the files the interpreter loads are the ones the
+resolver reads). "MODULE" may be "-all": every module under that root that
+imports.
 """
 import ast
 import importlib
@@ -11,7 +17,7 @@ import os
 import sys
 import types
 
-STDLIB = os.path.dirname(os.__file__)
+STDLIB = os.environ.get("PYORACLE_ROOT") or os.path.dirname(os.__file__)
 
 
 def src_file(obj, holder):
@@ -122,6 +128,29 @@ def used(name):
             if f and f.endswith(".py") and f.startswith(STDLIB + "/") and f != path}
 
 
-for name in sys.argv[1:]:
-    for f in sorted(used(name)):
+def all_modules():
+    """Every module under STDLIB, sorted: a package is its directory."""
+    out = []
+    for d, dirs, files in os.walk(STDLIB):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            rel = os.path.relpath(os.path.join(d, f), STDLIB)[: -len(".py")]
+            if rel.endswith("/__init__"):
+                rel = rel[: -len("/__init__")]
+            out.append(rel.replace("/", "."))
+    return sorted(out)
+
+
+names = sys.argv[1:]
+if names == ["-all"]:
+    names = all_modules()
+for name in names:
+    try:
+        files = used(name)
+    except Exception as e:  # a module that does not import here
+        print("skip " + name + ": " + type(e).__name__, file=sys.stderr)
+        continue
+    for f in sorted(files):
         print(name + "\t" + f)
