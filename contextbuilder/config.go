@@ -3,6 +3,8 @@ package contextbuilder
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctxd/ctxd/index/ignore"
 )
 
 // ContractVersion names the selection, ranking, slicing and rendering rules
@@ -36,6 +38,17 @@ func DefaultConfig() Config {
 		ResponseTokenReserve:  4000,
 		SoftLimitThresholdPct: 80,
 	}}
+}
+
+// DenyMatcher compiles DenyRules, the workspace's own never-send rules,
+// as one rules file named "deny_rules" (a match's rule reads
+// "deny_rules:N: pattern"); nil without any. The builder, the change
+// checker and the read tools all match with it.
+func (c Config) DenyMatcher() *ignore.Rules {
+	if len(c.DenyRules) == 0 {
+		return nil
+	}
+	return ignore.NewRules("", "deny_rules", []byte(strings.Join(c.DenyRules, "\n")))
 }
 
 // withDefaults fills zero fields from DefaultConfig.

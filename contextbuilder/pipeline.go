@@ -185,9 +185,7 @@ func newEnv(snap *index.Snapshot, req *Request, opts Options, m mode) (*env, err
 		e.redactor = secrets.Default()
 	}
 	e.est = tokens.ForModel(model.Model)
-	if len(opts.Config.DenyRules) > 0 {
-		e.deny = ignore.NewRules("", "deny_rules", []byte(strings.Join(opts.Config.DenyRules, "\n")))
-	}
+	e.deny = opts.Config.DenyMatcher()
 	if e.configFP, err = configFingerprint(opts.Config, e.est, e.redactor, opts.Policy); err != nil {
 		return nil, err
 	}

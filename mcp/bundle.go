@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -330,16 +331,51 @@ func (s *Server) readBundlePart(ctx context.Context, req *sdk.ReadResourceReques
 	if perr != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s", uri, perr)}
 	}
-	rb, err := s.svc.RecordedBundle(ctx, s.caller(), id)
+	p, err := s.partPages(ctx, uri, id, part)
 	if err != nil {
-		return nil, s.readError(uri, err)
+		return nil, err
 	}
-	r := &rb.Result
+	text, ok := p.page(bundleURI(id, part), page)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s has %d pages", uri, part, p.count())}
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
+}
+
+// partCache keeps the paged parts of the bundle read last: an agent reads
+// a bundle's parts one after the other, often a large block page by page,
+// and each read would otherwise decode the whole artifact and count the
+// tokens of every line again. An artifact never changes (it is addressed
+// by its hash), so what was paged stays true.
+type partCache struct {
+	mu    sync.Mutex
+	id    string
+	r     *contextbuilder.Result
+	parts map[string]*textPage
+}
+
+// partPages returns the pages of one part of bundle id, from the cache
+// when it holds them.
+func (s *Server) partPages(ctx context.Context, uri, id, part string) (*textPage, error) {
+	c := &s.parts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id != id {
+		rb, err := s.svc.RecordedBundle(ctx, s.caller(), id)
+		if err != nil {
+			return nil, s.readError(uri, err)
+		}
+		c.id, c.r, c.parts = id, &rb.Result, map[string]*textPage{}
+	}
+	if p, ok := c.parts[part]; ok {
+		return p, nil
+	}
+	r := c.r
 	sh := shaper{est: estimatorOf(r), max: s.maxResult}
 	var p *textPage
 	switch {
 	case part == "blocks":
-		p = s.indexPages(sh, r)
+		p = indexPages(sh, r)
 	case strings.HasPrefix(part, "blocks/"):
 		n, err := strconv.Atoi(strings.TrimPrefix(part, "blocks/"))
 		if err != nil || n < 1 || n > len(r.Bundle.Blocks) {
@@ -355,11 +391,8 @@ func (s *Server) readBundlePart(ctx context.Context, req *sdk.ReadResourceReques
 	default:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: a bundle's parts are blocks, blocks/<n>, manifest, redactions and budget", uri)}
 	}
-	text, ok := p.page(bundleURI(id, part), page)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s: %s has %d pages", uri, part, p.count())}
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
+	c.parts[part] = p
+	return p, nil
 }
 
 // parseBundleURI splits ctxd://bundles/<id>/<part>[/pages/<k>]; a
@@ -436,7 +469,7 @@ func (p *textPage) page(base string, k int) (string, bool) {
 }
 
 // indexPages lists every block with its size and link.
-func (s *Server) indexPages(sh shaper, r *contextbuilder.Result) *textPage {
+func indexPages(sh shaper, r *contextbuilder.Result) *textPage {
 	b := r.Bundle
 	lines := make([]string, len(b.Blocks))
 	for i := range b.Blocks {

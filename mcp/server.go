@@ -69,6 +69,7 @@ type Server struct {
 
 	maxResult     int
 	progressAfter time.Duration
+	parts         partCache // the paged parts of the bundle read last
 }
 
 // New creates the server for opts.Root and starts indexing it: the index

@@ -135,13 +135,11 @@ func (s *Service) agentFolder(ctx context.Context, c Caller, folder, path string
 	// Waited for first, as a build does: a call right after the
 	// editor's initialize must not find no folder.
 	c.ready()
-	var snap *index.Snapshot
-	var err error
+	wait := s.index.WaitListed
 	if parsed {
-		snap, err = s.index.Wait(ctx)
-	} else {
-		snap, err = s.index.WaitListed(ctx)
+		wait = s.index.Wait
 	}
+	snap, err := wait(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -157,12 +155,7 @@ func (s *Service) agentFolder(ctx context.Context, c Caller, folder, path string
 	root := rootByDir(snap, dir)
 	if root == nil {
 		// Added since the wait: wait again for it.
-		if parsed {
-			snap, err = s.index.Wait(ctx)
-		} else {
-			snap, err = s.index.WaitListed(ctx)
-		}
-		if err != nil {
+		if snap, err = wait(ctx); err != nil {
 			return nil, err
 		}
 		snap = s.AsReceived(ctx, snap)

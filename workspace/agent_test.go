@@ -210,12 +210,7 @@ func TestSearchSymbols(t *testing.T) {
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			got, err := s.SearchSymbols(context.Background(), agentCall, &tc.args)
-			if err != nil {
-				t.Fatalf("SearchSymbols: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
+			wantResult(t, "SearchSymbols", tc.want, got, err)
 		})
 	}
 }
@@ -404,12 +399,7 @@ func TestFindReferences(t *testing.T) {
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			got, err := s.FindReferences(context.Background(), agentCall, &tc.args)
-			if err != nil {
-				t.Fatalf("FindReferences: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
+			wantResult(t, "FindReferences", tc.want, got, err)
 		})
 	}
 }
@@ -546,12 +536,7 @@ func TestReadFile(t *testing.T) {
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			got, err := s.ReadFile(context.Background(), agentCall, &tc.args)
-			if err != nil {
-				t.Fatalf("ReadFile: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
+			wantResult(t, "ReadFile", tc.want, got, err)
 			assertNoSecret(t, got.Content)
 			if strings.Contains(tc.scenario, "redact") && !strings.Contains(got.Content, "[REDACTED:") {
 				t.Errorf("content holds no redaction marker:\n%s", got.Content)
@@ -900,5 +885,16 @@ func TestAgentSeveralFolders(t *testing.T) {
 		if err != nil || got.Content != "b\n" {
 			t.Errorf("ReadFile(%+v) = %+v, %v", args, got, err)
 		}
+	}
+}
+
+// wantResult fails the test when a call failed or its result is not want.
+func wantResult[R any](t *testing.T, call string, want, got *R, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", call, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s result (-want +got):\n%s", call, diff)
 	}
 }

@@ -392,10 +392,10 @@ func resolveChangePath(rootReal, root string, f *change.FileChange) (string, *ch
 // denyRules are the workspace's own never-send rules (deny_rules of
 // .ctxd/config.json); nil without any.
 func (w *Workspace) denyRules() *ignore.Rules {
-	if w.config == nil || len(w.config.File.DenyRules) == 0 {
+	if w.config == nil {
 		return nil
 	}
-	return ignore.NewRules("", "deny_rules", []byte(strings.Join(w.config.File.DenyRules, "\n")))
+	return contextbuilder.Config{DenyRules: w.config.File.DenyRules}.DenyMatcher()
 }
 
 // neverSend refuses a path a never-send rule covers (the contract's, or the

@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 func main() {
@@ -55,12 +57,9 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "changebench: "+format+"\n", args...)
 		return 2
 	}
-	binAbs, err := filepath.Abs(*bin)
+	binAbs, err := corpus.Binary(*bin)
 	if err != nil {
 		return fail("%v", err)
-	}
-	if _, err := os.Stat(binAbs); err != nil {
-		return fail("%v (build it with make build)", err)
 	}
 	var specs []pkgSpec
 	for _, s := range strings.Split(*pkgs, ",") {

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -80,7 +81,7 @@ func (b *bench) report(bin string, specs []pkgSpec) *report {
 		names[i] = p.kind + ":" + p.String()
 	}
 	var samples []string
-	for _, k := range sortedKeys(b.samples) {
+	for _, k := range slices.Sorted(maps.Keys(b.samples)) {
 		samples = append(samples, fmt.Sprintf("%s %d", k, b.samples[k]))
 	}
 	r.header = []string{
@@ -99,7 +100,7 @@ func (b *bench) report(bin string, specs []pkgSpec) *report {
 			langs[lang] = true
 		}
 	}
-	langList := sortedKeys(langs)
+	langList := slices.Sorted(maps.Keys(langs))
 	slices.SortFunc(langList, func(x, y string) int {
 		bx, vx := variantOrder(x)
 		by, vy := variantOrder(y)
@@ -148,7 +149,7 @@ func (b *bench) report(bin string, specs []pkgSpec) *report {
 			}
 		}
 	}
-	cl := sortedKeys(codeLangs)
+	cl := slices.Sorted(maps.Keys(codeLangs))
 	r.invalid = append(r.invalid, append(append([]string{"code"}, cl...), "all", "skipped samples", "wrong outcomes seen"))
 	invOK, invTotal := 0, 0
 	missingCodes := []string{}
@@ -240,7 +241,7 @@ func (b *bench) report(bin string, specs []pkgSpec) *report {
 		}
 	}
 	var skips []string
-	for _, key := range sortedKeys(b.rows) {
+	for _, key := range slices.Sorted(maps.Keys(b.rows)) {
 		if row := b.rows[key]; len(row.skipped) > 0 {
 			skips = append(skips, fmt.Sprintf("  %s: %s", strings.ReplaceAll(key, "\t", " / "), sortedCounts(row.skipped)))
 		}
@@ -264,15 +265,6 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (r *report) text() string {

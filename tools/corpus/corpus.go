@@ -165,3 +165,16 @@ func CopyFile(src, dst string, mode fs.FileMode) error {
 	}
 	return out.Close()
 }
+
+// Binary returns the absolute path of the ctxd binary a benchmark
+// measures, or an error saying how to build it when it is not there.
+func Binary(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("%w (build it with make build)", err)
+	}
+	return abs, nil
+}

@@ -66,12 +66,9 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "mcpbench: "+format+"\n", args...)
 		return 2
 	}
-	binAbs, err := filepath.Abs(*bin)
+	binAbs, err := corpus.Binary(*bin)
 	if err != nil {
 		return fail("%v", err)
-	}
-	if _, err := os.Stat(binAbs); err != nil {
-		return fail("%v (build it with make build)", err)
 	}
 	if *src == "" {
 		gosrc, err := corpus.GoSrc()

@@ -65,24 +65,26 @@ func Write(w io.Writer, r *contextbuilder.Result) error {
 	return bw.Flush()
 }
 
-// Header is the document's head: the title line and the list of the
-// purpose, model, decision, tokens, ids, targets and budget notes.
-func Header(r *contextbuilder.Result) string {
-	var sb strings.Builder
-	bw := bufio.NewWriter(&sb)
-	writeHeader(bw, r)
-	_ = bw.Flush() // a strings.Builder never fails
-	return sb.String()
-}
-
-// HeaderWithoutNotes is [Header] without the budget notes, for a reader
-// that shows them elsewhere (MCP pages them).
+// HeaderWithoutNotes is the document's head without the budget notes:
+// the title line and the list of the purpose, model, decision, tokens, ids
+// and targets, for a reader that shows the notes elsewhere (MCP pages
+// them).
 func HeaderWithoutNotes(r *contextbuilder.Result) string {
 	cp := *r
 	br := *r.BudgetReport
 	br.Notes = nil
 	cp.BudgetReport = &br
-	return Header(&cp)
+	return render(func(bw *bufio.Writer) { writeHeader(bw, &cp) })
+}
+
+// render returns what write writes, into a strings.Builder, which never
+// fails.
+func render(write func(*bufio.Writer)) string {
+	var sb strings.Builder
+	bw := bufio.NewWriter(&sb)
+	write(bw)
+	_ = bw.Flush()
+	return sb.String()
 }
 
 func writeHeader(bw *bufio.Writer, r *contextbuilder.Result) {
@@ -113,11 +115,7 @@ func writeHeader(bw *bufio.Writer, r *contextbuilder.Result) {
 // its type, priority, path, symbol and size, and its content in a fence
 // longer than any backtick run of the content.
 func Block(blk *contextbuilder.Block) string {
-	var sb strings.Builder
-	bw := bufio.NewWriter(&sb)
-	writeBlock(bw, blk)
-	_ = bw.Flush() // a strings.Builder never fails
-	return sb.String()
+	return render(func(bw *bufio.Writer) { writeBlock(bw, blk) })
 }
 
 // BlockPart is a part of a block's content: the same heading and fence
@@ -126,11 +124,7 @@ func Block(blk *contextbuilder.Block) string {
 func BlockPart(blk *contextbuilder.Block, content, label string) string {
 	cp := *blk
 	cp.Content = content
-	var sb strings.Builder
-	bw := bufio.NewWriter(&sb)
-	writeBlockPart(bw, &cp, label)
-	_ = bw.Flush()
-	return sb.String()
+	return render(func(bw *bufio.Writer) { writeBlockPart(bw, &cp, label) })
 }
 
 func writeBlock(bw *bufio.Writer, blk *contextbuilder.Block) {
