@@ -35,7 +35,9 @@ import (
 //	   fields and types carry Type "func"; a C# partial type declaration
 //	   is a use of the type; XAML files are parsed (x:Class, clr-namespace
 //	   types, resource dictionaries).
-const FormatVersion = 3
+//	4: Go map types keep their key type (map[K]V), channels are <-D, and
+//	   the key of a range is typed (key:D).
+const FormatVersion = 4
 
 // State says whether a root's initial scan is complete.
 type State string

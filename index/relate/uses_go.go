@@ -256,7 +256,7 @@ func (s *goState) namedTypes(v *view, n int32, d string, depth int) []symLoc {
 	var out []symLoc
 	for _, t := range s.eval(v, n, d, depth) {
 		d := strings.TrimLeft(t.d, "*")
-		if d == "" || strings.HasPrefix(d, "[]") {
+		if d == "" || !goNamed(d) {
 			continue
 		}
 		for _, l := range s.lookup(v, t.n, d) {
@@ -354,21 +354,35 @@ func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
 			}
 		}
 		return out
-	case "elem":
+	case "elem", "key":
 		var out []goTypeVal
 		for _, t := range s.eval(v, n, rest, depth+1) {
-			out = append(out, s.elem(v, t, depth+1)...)
+			out = append(out, s.elem(v, t, kind == "key", depth+1)...)
 		}
 		return out
 	}
 	return []goTypeVal{{n, d}}
 }
 
-// elem returns the element type of an evaluated type: D of []D, or of a
-// named type defined as a slice, map or channel.
-func (s *goState) elem(v *view, t goTypeVal, depth int) []goTypeVal {
+// elem returns the element type of an evaluated type (or, with key, the
+// type of the first variable of a range over it): D of []D, V (or K) of
+// map[K]V, D of <-D (either way), or the same of a named type defined as
+// a slice, map or channel. The key of a slice or array is an int: "".
+func (s *goState) elem(v *view, t goTypeVal, key bool, depth int) []goTypeVal {
 	d := strings.TrimLeft(t.d, "*")
+	if e, ok := strings.CutPrefix(d, "<-"); ok {
+		return s.eval(v, t.n, e, depth)
+	}
 	if e, ok := strings.CutPrefix(d, "[]"); ok {
+		if key {
+			return nil
+		}
+		return s.eval(v, t.n, e, depth)
+	}
+	if k, e, ok := goMapDesc(d); ok {
+		if key {
+			e = k
+		}
 		return s.eval(v, t.n, e, depth)
 	}
 	if depth > goMaxDepth {
@@ -379,11 +393,39 @@ func (s *goState) elem(v *view, t goTypeVal, depth int) []goTypeVal {
 		sym := &v.file(l.file).syn.Symbols[l.sym]
 		if sym.Kind == syntax.TypeAlias && sym.Type != "" {
 			for _, u := range s.eval(v, l.file, sym.Type, depth+1) {
-				out = append(out, s.elem(v, u, depth+1)...)
+				out = append(out, s.elem(v, u, key, depth+1)...)
 			}
 		}
 	}
 	return out
+}
+
+// goMapDesc splits a map descriptor map[K]V into K and V, matching the
+// brackets K may hold.
+func goMapDesc(d string) (k, v string, ok bool) {
+	rest, ok := strings.CutPrefix(d, "map[")
+	if !ok {
+		return "", "", false
+	}
+	level := 1
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '[':
+			level++
+		case ']':
+			level--
+			if level == 0 {
+				return rest[:i], rest[i+1:], true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// goNamed reports whether an evaluated descriptor (pointers stripped) can
+// name a type declaration: not a slice, map or channel.
+func goNamed(d string) bool {
+	return !strings.HasPrefix(d, "[]") && !strings.HasPrefix(d, "<-") && !strings.HasPrefix(d, "map[")
 }
 
 // goResult returns result i of a result list descriptor.

@@ -23,8 +23,11 @@ import (
 //	T, net/http.Request     a named type of the file's package, or of the
 //	                        package with that import path (the name is
 //	                        after the last dot following the last slash)
-//	*D, []D                 a pointer to D; a slice, array, map or channel
-//	                        whose element is D (keys are not recorded)
+//	*D, []D                 a pointer to D; a slice or array whose element
+//	                        is D (or a map whose key type is unknown)
+//	map[K]V                 a map with key type K and element type V (V
+//	                        possibly "")
+//	<-D                     a channel of D
 //	var:X, var:path.X       the type of the package-level name X: its
 //	                        declared Type for a var or const, the type
 //	                        itself for a type (x.M, a method expression)
@@ -33,6 +36,8 @@ import (
 //	mcall:I:M:D             result I of method M of a value of type D
 //	field:F:D               field F of a value of type D
 //	elem:D                  an element of D (index, range value, receive)
+//	key:D                   a key of D (the first variable of a range: a
+//	                        map's key, a channel's element, "" otherwise)
 //	(D1, D2)                a result list (Symbol.Type of a function or
 //	                        method with several results)
 //
@@ -576,9 +581,12 @@ func (w *goWalker) typeDesc1(t ast.Expr) string {
 	case *ast.ArrayType:
 		return prefixDesc("[]", w.typeDesc1(x.Elt))
 	case *ast.MapType:
+		if k := w.typeDesc1(x.Key); k != "" {
+			return "map[" + k + "]" + w.typeDesc1(x.Value)
+		}
 		return prefixDesc("[]", w.typeDesc1(x.Value))
 	case *ast.ChanType:
-		return prefixDesc("[]", w.typeDesc1(x.Value))
+		return prefixDesc("<-", w.typeDesc1(x.Value))
 	case *ast.Ellipsis:
 		return prefixDesc("[]", w.typeDesc1(x.Elt))
 	case *ast.IndexExpr:
@@ -960,7 +968,7 @@ func (w *goWalker) stmt(s ast.Stmt) {
 		mark := len(w.locals)
 		if x.Tok == gotoken.DEFINE {
 			if id, ok := x.Key.(*ast.Ident); ok {
-				w.declare(id.Name, "", false)
+				w.declare(id.Name, prefixDesc("key:", w.exprDesc(x.X)), false)
 			}
 			if id, ok := x.Value.(*ast.Ident); ok {
 				w.declare(id.Name, prefixDesc("elem:", w.exprDesc(x.X)), false)
