@@ -36,7 +36,8 @@ import (
 //	   is a use of the type; XAML files are parsed (x:Class, clr-namespace
 //	   types, resource dictionaries).
 //	4: Go map types keep their key type (map[K]V), channels are <-D, and
-//	   the key of a range is typed (key:D).
+//	   the key of a range is typed (key:D); Python functions and
+//	   variables bound under a module-level if, try or with are symbols.
 const FormatVersion = 4
 
 // State says whether a root's initial scan is complete.

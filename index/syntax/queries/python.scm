@@ -8,6 +8,19 @@
 (import_from_statement module_name: (_) @import.path) @import.module
 (future_import_statement "__future__" @import.path) @import.module
 
+; Functions anywhere: those inside a function are locals and dropped, so
+; what remains are the module's, including those defined under a
+; module-level if/elif/else, try/except/else/finally or with (a fallback
+; definition, a version switch). The patterns below restate the module
+; and class cases, so that a method's kind wins (a later pattern does).
+(function_definition
+  name: (identifier) @name
+  body: (block) @body) @definition.function
+(decorated_definition
+  definition: (function_definition
+    name: (identifier) @name
+    body: (block) @body) @definition.function)
+
 ; Functions at module level, methods in class bodies; __init__ is the
 ; constructor (a later pattern, so its kind wins).
 (module
@@ -50,6 +63,14 @@
 ; Decorators belong to the range of what they decorate.
 (decorated_definition) @range
 
+; Assignments under a module-level if, try or with bind module names too
+; (inside a function they are locals, dropped; in a class body the field
+; patterns below win).
+(_
+  (block
+    (expression_statement
+      (assignment left: (identifier) @name)) @definition.var))
+
 ; Module-level assignments are variables, class-level ones fields: every
 ; name of `a = b = 1` and `a, b = 1, 2`.
 (module
@@ -67,3 +88,9 @@
   body: (block
     (expression_statement
       (assignment left: (identifier) @name)) @definition.field))
+(class_definition
+  body: (block
+    (_
+      (block
+        (expression_statement
+          (assignment left: (identifier) @name)) @definition.field))))
