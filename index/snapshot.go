@@ -37,7 +37,8 @@ import (
 //	   types, resource dictionaries).
 //	4: Go map types keep their key type (map[K]V), channels are <-D, and
 //	   the key of a range is typed (key:D); Python functions and
-//	   variables bound under a module-level if, try or with are symbols.
+//	   variables bound under a module-level if, try or with are symbols;
+//	   struct and interface literals are typed "{}".
 const FormatVersion = 4
 
 // State says whether a root's initial scan is complete.

@@ -107,11 +107,12 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 		out = s.members(v, t, u.Name, out, 0, nil)
 		iface = iface || v.file(t.file).syn.Symbols[t.sym].Kind == syntax.Interface
 	}
-	if len(out) > start || iface {
+	if len(out) > start || iface || s.anonymous(v, self, recv) {
 		// A method of an interface value is the interface's method, which
 		// it has even when its declaration is outside the workspace (an
 		// embedded interface of a module not in it): never a same-named
-		// method of another type, which is at most an implementation.
+		// method of another type, which is at most an implementation. A
+		// member of a type literal is declared in the literal.
 		return out
 	}
 	// The receiver's type is unknown (or outside the workspace): the
@@ -139,6 +140,20 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 	return out
 }
 
+// anonymous reports whether descriptor d, read in file n, evaluates to a
+// type literal that embeds nothing (goAnon), pointers stripped.
+func (s *goState) anonymous(v *view, n int32, d string) bool {
+	if d == "" {
+		return false
+	}
+	for _, t := range s.eval(v, n, d, 0) {
+		if strings.TrimLeft(t.d, "*") == goAnon {
+			return true
+		}
+	}
+	return false
+}
+
 // funcField reports whether the field at l has a func type: a func type
 // literal, or a named type defined as one. A field of unknown type is
 // not: the fallback that asks only guesses the receiver already.
@@ -155,12 +170,13 @@ func (s *goState) funcField(v *view, l symLoc) bool {
 	return false
 }
 
-// goCalled and goFunc are the markers of index/syntax/uses_go.go: the
-// prefix of the Recv of a called member, and the Type of a func-typed
-// field.
+// goCalled, goFunc and goAnon are the markers of index/syntax/uses_go.go:
+// the prefix of the Recv of a called member, the Type of a func-typed
+// field and the type of a struct or interface literal.
 const (
 	goCalled = "()"
 	goFunc   = "func"
+	goAnon   = "{}"
 )
 
 // pkgFiles returns the files of the package of file n that n sees, for
@@ -425,7 +441,7 @@ func goMapDesc(d string) (k, v string, ok bool) {
 // goNamed reports whether an evaluated descriptor (pointers stripped) can
 // name a type declaration: not a slice, map or channel.
 func goNamed(d string) bool {
-	return !strings.HasPrefix(d, "[]") && !strings.HasPrefix(d, "<-") && !strings.HasPrefix(d, "map[")
+	return d != goAnon && !strings.HasPrefix(d, "[]") && !strings.HasPrefix(d, "<-") && !strings.HasPrefix(d, "map[")
 }
 
 // goResult returns result i of a result list descriptor.

@@ -51,14 +51,20 @@ import (
 //	                        call may select besides methods
 //	()D                     a Use.Recv only: the member is called
 //	                        (x.M(...)) on a value of type D, D possibly ""
+//	{}                      a struct or interface type literal that embeds
+//	                        nothing: its members are declared in the
+//	                        literal itself, so they name no declaration
+//	                        (the element of a table test's []struct{...})
 
 func init() { registerUses(goUses, Go) }
 
-// goCalled prefixes the Recv of a member use that is called, and goFunc is
-// the Type of a func-typed field (see the descriptors above).
+// goCalled prefixes the Recv of a member use that is called, goFunc is
+// the Type of a func-typed field and goAnon the type of a struct or
+// interface literal (see the descriptors above).
 const (
 	goCalled = "()"
 	goFunc   = "func"
+	goAnon   = "{}"
 )
 
 // goMaxDesc bounds a descriptor's length: deeper chains resolve as unknown.
@@ -593,8 +599,31 @@ func (w *goWalker) typeDesc1(t ast.Expr) string {
 		return w.typeDesc1(x.X)
 	case *ast.IndexListExpr:
 		return w.typeDesc1(x.X)
+	case *ast.StructType:
+		if !goEmbeds(x.Fields) {
+			return goAnon
+		}
+	case *ast.InterfaceType:
+		if !goEmbeds(x.Methods) {
+			return goAnon
+		}
 	}
 	return ""
+}
+
+// goEmbeds reports whether a struct's fields or an interface's methods
+// embed a type (a field without names), whose members a value of the
+// literal type would have too.
+func goEmbeds(fl *ast.FieldList) bool {
+	if fl == nil {
+		return false
+	}
+	for _, f := range fl.List {
+		if len(f.Names) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func prefixDesc(p, d string) string {

@@ -178,6 +178,13 @@ type T struct {
 	c    []U
 	d    func() error
 	e    bool
+	f    map[*os.File][]U
+	g    map[string]T
+	h    map[int]bool
+	i    chan *T
+	j    []struct{ n int }
+	k    struct{ *os.File }
+	l    interface{ Close() error }
 }
 
 type W []T
@@ -208,6 +215,7 @@ var (
 	}
 	want := map[string]string{
 		"T.a": "*os.File", "T.b": "*os.File", "T.c": "[]U", "W": "[]T",
+		"T.f": "map[*os.File][]U", "T.g": "[]T", "T.i": "<-*T", "T.j": "[]{}", "T.l": "{}",
 		"T.M": "(*os.File, )", "F": "T", "V": "*T", "A": "K", "B": "K", "T.d": "func", "H": "func",
 		"cwd": "call:0:os.Getwd", "cwdErr": "call:1:os.Getwd",
 		"x": "mcall:0:M:var:T", "y": "mcall:1:M:var:T",
