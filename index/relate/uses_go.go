@@ -316,6 +316,15 @@ func (s *goState) eval(v *view, n int32, d string, depth int) []goTypeVal {
 }
 
 func (s *goState) eval1(v *view, n int32, d string, depth int) []goTypeVal {
+	if p, ok := strings.CutPrefix(d, "*"); ok && strings.Contains(p, ":") {
+		// A pointer to a deferred form (&x.f, &s[i]): the form's types,
+		// pointed to.
+		var out []goTypeVal
+		for _, t := range s.eval(v, n, p, depth+1) {
+			out = append(out, goTypeVal{t.n, "*" + t.d})
+		}
+		return out
+	}
 	kind, rest, _ := strings.Cut(d, ":")
 	switch kind {
 	case "var":
