@@ -66,6 +66,9 @@ func cjResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc, ja
 		}
 		return out
 	}
+	if !java && u.From == syntax.XAMLResourceKey {
+		return xamlResourceKey(v, f, u.Name, out)
+	}
 	self, ok := v.node(f.path)
 	if !ok {
 		return out

@@ -13,7 +13,7 @@ import (
 
 // xamlSource resolves the Source of a <ResourceDictionary> of XAML file f
 // to the declarations of the dictionary file it names (the one symbol of
-// a .xaml file). Forms: relative to f ("Colors.xaml", "../Themes/X.xaml"),
+// a .xaml file, spanning it, rather than each of its resources). Forms: relative to f ("Colors.xaml", "../Themes/X.xaml"),
 // rooted at f's project ("/Themes/X.xaml"), and pack URIs naming a
 // component ("pack://application:,,,/App;component/Themes/X.xaml",
 // "/App;component/Themes/X.xaml"), taken in f's project, since the
@@ -50,8 +50,37 @@ func xamlSource(v *view, f *fileFacts, source string, out []symLoc) []symLoc {
 		return out
 	}
 	for i := range t.syn.Symbols {
-		out = append(out, symLoc{file: n, sym: int32(i)})
+		if t.syn.Symbols[i].Container != syntax.XAMLResourceKey {
+			out = append(out, symLoc{file: n, sym: int32(i)}) // the file, not each resource
+		}
 	}
+	return out
+}
+
+// xamlResourceKey resolves a resource reference ({StaticResource key}) of
+// XAML file f to the resources keyed so in the XAML files of f's project
+// (its own, App.xaml's, the dictionaries it merges): a key is looked up at
+// run time through the element tree and the application's resources, so
+// every definition in the project is a candidate, and none outside it.
+func xamlResourceKey(v *view, f *fileFacts, key string, out []symLoc) []symLoc {
+	if f.syn == nil || f.syn.Language != syntax.XAML {
+		return out
+	}
+	var ps *csProjects
+	if v.e != nil {
+		ps = v.e.cs
+	}
+	root := ps.projectRoot(f.dir)
+	v.eachSym(key, func(n, sym int32) {
+		t := v.file(n)
+		if t == nil || t.syn == nil || t.syn.Language != syntax.XAML || t.syn.Symbols[sym].Container != syntax.XAMLResourceKey {
+			return
+		}
+		if t.path != f.path && ps.projectRoot(t.dir) != root {
+			return
+		}
+		out = append(out, symLoc{file: n, sym: sym})
+	})
 	return out
 }
 

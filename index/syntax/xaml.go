@@ -39,6 +39,12 @@ import (
 //     declares a member of that name;
 //   - <ResourceDictionary Source="…">: {From: the source as written}, no
 //     Name; the resolver finds the file.
+//   - x:Key="K" on an element below the root: a Var symbol K in container
+//     XAMLResourceKey spanning the start tag (a resource the file
+//     defines), and {StaticResource K}, {DynamicResource K} (also with
+//     ResourceKey=K) or <StaticResource ResourceKey="K"/>: the use {Name:
+//     K, From: XAMLResourceKey}, which the resolver looks up among the
+//     resources of the XAML files of the same project.
 
 // xamlMaxBytes bounds the text a XAML extraction reads.
 const xamlMaxBytes = 8 << 20
@@ -55,6 +61,15 @@ func init() {
 // xamlValueRE matches a prefixed type name inside an attribute value,
 // with an optional member: local:Foo, local:Foo.Bar.
 var xamlValueRE = regexp.MustCompile(`([A-Za-z_][\w]*):([A-Za-z_][\w]*)(?:\.([A-Za-z_][\w]*))?`)
+
+// XAMLResourceKey is the Container of a XAML resource's symbol (x:Key)
+// and the From of a use of one ({StaticResource K}): not a CLR namespace,
+// which cannot hold a colon.
+const XAMLResourceKey = "x:Key"
+
+// xamlResourceRE matches a resource reference inside an attribute value:
+// {StaticResource K}, {DynamicResource ResourceKey=K}.
+var xamlResourceRE = regexp.MustCompile(`\{\s*(?:[A-Za-z_]\w*:)?(?:StaticResource|DynamicResource)\s+(?:ResourceKey\s*=\s*)?([^\s{},=]+)\s*\}`)
 
 // xamlIdentRE matches a bare identifier value (an event handler's name).
 var xamlIdentRE = regexp.MustCompile(`^[A-Za-z_][\w]*$`)
@@ -134,6 +149,24 @@ func parseXAML(ctx context.Context, src []byte) (*File, error) {
 		if el.Name.Space != "" {
 			typeUse(el.Name.Space, el.Name.Local)
 		}
+		if len(f.Symbols) > 0 && end > start {
+			for _, a := range el.Attr {
+				if a.Name.Space == xPrefix && a.Name.Local == "Key" {
+					if k := strings.TrimSpace(a.Value); k != "" && !strings.HasPrefix(k, "{") {
+						f.Symbols = append(f.Symbols, xamlResource(src, k, start, end))
+					}
+				}
+			}
+		}
+		if el.Name.Local == "StaticResource" || el.Name.Local == "DynamicResource" {
+			for _, a := range el.Attr {
+				if a.Name.Space == "" && a.Name.Local == "ResourceKey" {
+					if k := strings.TrimSpace(a.Value); k != "" && !strings.HasPrefix(k, "{") {
+						use(Use{Name: k, From: XAMLResourceKey})
+					}
+				}
+			}
+		}
 		for _, a := range el.Attr {
 			switch {
 			case a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns"):
@@ -149,6 +182,9 @@ func parseXAML(ctx context.Context, src []byte) (*File, error) {
 					use(Use{From: s})
 				}
 				continue
+			}
+			for _, m := range xamlResourceRE.FindAllStringSubmatch(a.Value, -1) {
+				use(Use{Name: m[1], From: XAMLResourceKey})
 			}
 			for _, m := range xamlValueRE.FindAllStringSubmatch(a.Value, -1) {
 				typeUse(m[1], strings.TrimSuffix(m[2]+"."+m[3], "."))
@@ -194,6 +230,16 @@ func xamlSymbol(src []byte, rootName, class string, start, end uint32) Symbol {
 	s.Range = xamlRange(src, 0, uint32(len(src)))
 	s.Signature = xamlRange(src, start, min(end, uint32(len(src))))
 	return s
+}
+
+// xamlResource is the declaration of a resource keyed k whose element's
+// start tag is [start, end) of src.
+func xamlResource(src []byte, k string, start, end uint32) Symbol {
+	end = min(end, uint32(len(src)))
+	return Symbol{
+		Name: k, Kind: Var, Exported: true, Container: XAMLResourceKey, QualifiedName: XAMLResourceKey + " " + k,
+		Range: xamlRange(src, start, end), Signature: xamlRange(src, start, end),
+	}
 }
 
 // xamlRange is the Range of bytes [from, to) of src.

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,7 +11,7 @@ import (
 func TestXAML(t *testing.T) {
 	tests := []struct {
 		name, src string
-		wantSym   string // QualifiedName and kind of the one symbol
+		wantSym   string // QualifiedName and kind of each symbol, "; "-separated
 		want      []Use
 	}{
 		{
@@ -26,11 +27,12 @@ func TestXAML(t *testing.T) {
     </Window.Resources>
     <Grid local:Dock.Side="Left" DataContext="{x:Static vm:Locator.Main}">
         <local:Badge x:Name="badge" Kind="{x:Type local:BadgeKind}"/>
-        <Button Click="OnSave" Content="Save"/>
+        <Button Click="OnSave" Content="Save" Style="{StaticResource B}"/>
     </Grid>
 </Window>`,
-			wantSym: "App.Views.MainWindow class",
+			wantSym: "App.Views.MainWindow class; x:Key B var",
 			want: []Use{
+				{Name: "B", From: XAMLResourceKey},
 				{Name: "Badge", From: "App.Controls"},
 				{Name: "BadgeKind", From: "App.Controls"},
 				{Name: "Dock", From: "App.Controls"},
@@ -52,11 +54,16 @@ func TestXAML(t *testing.T) {
         <ResourceDictionary Source="pack://application:,,,/App;component/Themes/Brushes.xaml"/>
     </ResourceDictionary.MergedDictionaries>
     <SolidColorBrush x:Key="Accent" Color="Red"/>
+    <Style x:Key="{x:Static local:Keys.Big}" BasedOn="{DynamicResource ResourceKey=Base}">
+        <Setter Property="Foreground"><Setter.Value><StaticResource ResourceKey="Accent"/></Setter.Value></Setter>
+    </Style>
 </ResourceDictionary>`,
-			wantSym: "ResourceDictionary var",
+			wantSym: "ResourceDictionary var; x:Key Accent var",
 			want: []Use{
 				{From: "Colors.xaml"},
 				{From: "pack://application:,,,/App;component/Themes/Brushes.xaml"},
+				{Name: "Accent", From: XAMLResourceKey},
+				{Name: "Base", From: XAMLResourceKey},
 			},
 		},
 	}
@@ -66,10 +73,11 @@ func TestXAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got string
+			var syms []string
 			for _, s := range f.Symbols {
-				got += s.QualifiedName + " " + s.Kind.String()
+				syms = append(syms, s.QualifiedName+" "+s.Kind.String())
 			}
+			got := strings.Join(syms, "; ")
 			if got != tt.wantSym {
 				t.Errorf("symbols = %q, want %q", got, tt.wantSym)
 			}
