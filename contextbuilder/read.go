@@ -88,8 +88,6 @@ func readProblem(err error) string {
 		// Swapped for a FIFO, a socket or a device since indexing:
 		// never opened for a read that could block.
 		return "not a regular file"
-	case errors.Is(err, index.ErrTooLarge):
-		return "larger than the size cap"
 	}
 	return "read error"
 }
