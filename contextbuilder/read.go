@@ -84,6 +84,10 @@ func readProblem(err error) string {
 		return "permission denied"
 	case errors.Is(err, index.ErrNotIndexed):
 		return "not in the index"
+	case errors.Is(err, index.ErrNotRegular):
+		// Swapped for a FIFO, a socket or a device since indexing:
+		// never opened for a read that could block.
+		return "not a regular file"
 	}
 	return "read error"
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
@@ -224,5 +226,42 @@ func TestSandboxAccepts(t *testing.T) {
 		if !strings.Contains(string(out), "(a path outside the workspace)") {
 			t.Errorf("last_error.path %q: the error block does not say the path is outside", p)
 		}
+	}
+}
+
+// TestBuildFIFOSwappedIn: a file of the index that becomes a FIFO without
+// a watched-file event (an editor's swap, a test fixture) must not stall a
+// build: a related file is excluded with a reason, a target is refused.
+func TestBuildFIFOSwappedIn(t *testing.T) {
+	snap, ws, _ := sandboxWorkspace(t)
+	fifo := func(rel string) {
+		p := filepath.Join(ws, rel)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	fifo("helper.go")
+	res, err := buildRaw(t, snap, map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s1", "target_files": []string{"main.go"}}})
+	if err != nil {
+		t.Fatalf("build with a related FIFO: %v", err)
+	}
+	var got []contextbuilder.Excluded
+	for _, e := range res.Manifest.Selection.ExcludedCandidates {
+		if e.Path == "helper.go" {
+			got = append(got, e)
+		}
+	}
+	if diff := cmp.Diff([]contextbuilder.Excluded{{Path: "helper.go", Reason: contextbuilder.ExcludeBinary}}, got); diff != "" {
+		t.Errorf("helper.go, now a FIFO, excluded (-want +got):\n%s", diff)
+	}
+
+	fifo("main.go")
+	_, err = buildRaw(t, snap, map[string]any{"purpose": "diff", "plan_step": map[string]any{"id": "s1", "target_files": []string{"main.go"}}})
+	var ref *contextbuilder.Refusal
+	if !errors.As(err, &ref) || ref.Code != contextbuilder.RefuseUnsupportedTarget || !strings.Contains(ref.Message, "not a regular file") {
+		t.Errorf("target main.go, now a FIFO: %v, want REFUSE_UNSUPPORTED_TARGET naming it not a regular file", err)
 	}
 }

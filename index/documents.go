@@ -47,7 +47,7 @@ func (x *Index) open(uri, languageID string, version int32, text []byte) {
 		text = []byte{}
 	}
 	d := &Document{URI: uri, LanguageID: languageID, Version: version, text: buffer.New(text), lang: languageOf(uri)}
-	if d.lang != "" {
+	if d.lang != "" && !x.overCap(d.text) {
 		d.syn, d.ver = x.newDocParser(uri, d.lang, d.text)
 	}
 	d.fp = newFingerprint(d.text)
@@ -132,6 +132,13 @@ func (x *Index) change(d *Document, version int32, edits []Edit) (*Document, err
 	}
 	next := &Document{URI: d.URI, LanguageID: d.LanguageID, Version: version, text: text, lang: d.lang, syn: d.syn}
 	switch {
+	case d.lang != "" && x.overCap(text):
+		// Over the size cap: held for the next edits, never parsed
+		// (setDocument closes the parser it had).
+		next.syn = nil
+	case d.lang != "" && d.syn == nil:
+		// Back under the cap: parsed from scratch, as when opened.
+		next.syn, next.ver = x.newDocParser(d.URI, d.lang, text)
 	case d.syn == nil:
 	case buffer.Equal(text, d.text):
 		// The same text (no edits, or edits that cancel out): the same
@@ -235,10 +242,18 @@ func (x *Index) setDocument(old, next *Document, toRoot bool) {
 }
 
 // applyDoc puts an open document into a root being edited, unless the
-// rules skip its path: opening .env in the editor must not index it.
+// rules skip its path (opening .env in the editor must not index it) or it
+// is larger than the size cap: then it is skipped as too_large, exactly as
+// the file on disk would be, and the disk is not read instead (the buffer
+// is the truth while it is open).
 func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 	if s, ok := ruleSkip(x.checker(b.r), rel, false); ok {
 		b.skip(s)
+		return
+	}
+	if x.overCap(d.text) {
+		b.r.open[rel] = d
+		b.skip(tooLarge(rel, int64(d.text.Len()), x.opts.MaxFileSize))
 		return
 	}
 	f := &File{
@@ -254,6 +269,13 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 	b.r.open[rel] = d
 	b.setFile(f)
 }
+
+// overCap reports an editor buffer larger than the size cap
+// (Options.MaxFileSize), which the index treats as it treats such a file
+// on disk: skipped as too_large, never parsed, tokenized or scanned. The
+// text itself is kept, because the editor's next incremental change is
+// relative to it.
+func (x *Index) overCap(t *buffer.Text) bool { return int64(t.Len()) > x.opts.MaxFileSize }
 
 // Pin returns the current snapshot for a request that has just been
 // received, and asks the open documents' background parsers not to go

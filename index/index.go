@@ -758,7 +758,7 @@ func (x *Index) reloadPath(ctx context.Context, b *rootEdit, rel string) {
 		b.skip(Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
 		return
 	} else {
-		c = candidate{rel: rel, abs: abs, links: b.r.links}
+		c = candidate{rel: rel, rootReal: b.r.realDir, real: rel, links: b.r.links}
 	}
 	f, s := loadDisk(ctx, c, x.opts.MaxFileSize, x.caches[b.r.Root.Dir].loader())
 	if f != nil {

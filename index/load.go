@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -112,7 +109,7 @@ func (ld loader) lazy(rel string, f *File) *syntaxCell {
 // read again without leaving the root, when they still hash to sha.
 func rereader(realDir string, links *linkPolicy) func(rel string, size int64, sha string) []byte {
 	return func(rel string, size int64, sha string) []byte {
-		data, err := readCappedIn(realDir, rel, size, links)
+		data, _, err := readRel(realDir, rel, readSpec{max: size, links: links})
 		if err != nil {
 			return nil
 		}
@@ -125,8 +122,9 @@ func rereader(realDir string, links *linkPolicy) func(rel string, size int64, sh
 }
 
 // loadDisk reads one candidate from disk and loads it. The size cap is
-// checked again after the read because the file may have grown since the
-// walk saw it.
+// checked again by the read because the file may have grown since the walk
+// saw it. Every failure of the read is a skip record: nothing a file is or
+// does (a FIFO swapped in, a writer racing the read) stops a scan.
 func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File, *Skipped) {
 	// Only a scan (lazy loading) trusts records: an eager load has the
 	// bytes to parse at hand only when it reads them.
@@ -140,16 +138,8 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File
 	}
 	data, err := c.read(maxSize)
 	if err != nil {
-		var sk *capError
-		if errors.As(err, &sk) {
-			s := tooLarge(c.rel, sk.size, maxSize)
-			return nil, &s
-		}
-		if errors.Is(err, ErrOutsideRoot) {
-			s := hardLinkSkip(c.rel)
-			return nil, &s
-		}
-		return nil, &Skipped{Path: c.rel, Reason: SkipUnreadable, Detail: errDetail(err)}
+		s := readSkip(c.rel, maxSize, err)
+		return nil, &s
 	}
 	f, s := loadText(ctx, c.rel, data, ld)
 	if f != nil && c.info != nil && ld.remember != nil && int64(len(data)) == c.info.Size() {
@@ -158,64 +148,32 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File
 	return f, s
 }
 
-type capError struct{ size int64 }
-
-func (e *capError) Error() string {
-	return fmt.Sprintf("file of %d bytes exceeds the size cap", e.size)
-}
-
-// readAllInto reads r to EOF, appending to buf.
-func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+// readSkip is the skip record of a file the reader refused or failed to
+// read: too_large over the cap, binary or encoding when its first bytes
+// decided it, outside_sandbox for its hard links, unreadable otherwise,
+// with a detail that never quotes the machine's paths.
+func readSkip(rel string, maxSize int64, err error) Skipped {
+	var ce *capError
+	var pe *prefixError
+	var nr *notRegularError
+	switch {
+	case errors.As(err, &ce):
+		return tooLarge(rel, ce.size, maxSize)
+	case errors.As(err, &pe):
+		if pe.res.Binary {
+			return Skipped{Path: rel, Reason: SkipBinary, Detail: pe.res.Reason}
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+		return Skipped{Path: rel, Reason: SkipEncoding, Detail: pe.res.Reason}
+	case errors.Is(err, ErrOutsideRoot):
+		var se *SandboxError
+		if !errors.As(err, &se) || se.Reason == HardLinkReason {
+			return hardLinkSkip(rel)
 		}
-		if err != nil {
-			return buf, err
-		}
+		return Skipped{Path: rel, Reason: SkipOutsideSandbox, Detail: se.Reason}
+	case errors.As(err, &nr):
+		return Skipped{Path: rel, Reason: SkipUnreadable, Detail: nr.Error()}
+	case errors.Is(err, ErrChanged):
+		return Skipped{Path: rel, Reason: SkipUnreadable, Detail: err.Error()}
 	}
-}
-
-// readCappedIn reads the file rel of a root with readCappedFile, opened
-// without leaving the root and checked for hard links (see openInRoot).
-func readCappedIn(rootReal, rel string, max int64, links *linkPolicy) ([]byte, error) {
-	f, err := openInRoot(rootReal, rel, links)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCappedFile(f, max)
-}
-
-// readCappedFile reads a whole opened file but refuses one larger than max
-// without reading more than max+1 bytes, so a file that grew to gigabytes
-// since the walk cannot exhaust memory.
-func readCappedFile(f *os.File, max int64) ([]byte, error) {
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if info.Size() > max {
-		return nil, &capError{size: info.Size()}
-	}
-	// Read into a buffer of the stated size plus one byte, so that a file
-	// that grew since Stat is still caught by the cap, without the
-	// repeated growth of io.ReadAll.
-	buf := make([]byte, 0, info.Size()+1)
-	data, err := readAllInto(io.LimitReader(f, max+1), buf)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, &capError{size: int64(len(data))}
-	}
-	return data, nil
+	return Skipped{Path: rel, Reason: SkipUnreadable, Detail: errDetail(err)}
 }

@@ -559,27 +559,16 @@ func parentsReal(rootReal, rel string) bool {
 	return err == nil && real == parent
 }
 
-// openInRoot opens the file rel of the root for reading without ever
-// leaving it: rel is resolved with resolveIn (refusing a link out), then
-// opened through an os.Root, which also refuses a link swapped in between.
-// The opened file is then checked for hard links ([checkHardLinks]).
-func openInRoot(rootReal, rel string, links *linkPolicy) (*os.File, error) {
+// readRel reads the file rel of the root without ever leaving it: rel is
+// resolved with resolveIn (refusing a link out), then read by readIn,
+// through an os.Root that also refuses a link swapped in between, and
+// checked for hard links on the opened descriptor.
+func readRel(rootReal, rel string, spec readSpec) ([]byte, fs.FileInfo, error) {
 	real, err := resolveIn(osFS{}, rootReal, rel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if real == "" {
-		return nil, refuse("the workspace root itself, not a file in it")
-	}
-	f, err := os.OpenInRoot(rootReal, filepath.FromSlash(real))
-	if err != nil {
-		return nil, err
-	}
-	if err := checkHardLinks(f, links); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return readIn(rootReal, real, spec)
 }
 
 // Hard links. A regular file with more than one link (st_nlink > 1) may be
@@ -637,6 +626,12 @@ func checkHardLinks(f *os.File, p *linkPolicy) error {
 	if err != nil {
 		return err
 	}
+	return hardLinkRefusal(info, p)
+}
+
+// hardLinkRefusal is checkHardLinks for the fstat information of an opened
+// file.
+func hardLinkRefusal(info fs.FileInfo, p *linkPolicy) error {
 	if !p.allows(info) {
 		return &SandboxError{Reason: HardLinkReason}
 	}

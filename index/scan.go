@@ -17,7 +17,9 @@ import (
 // link out of the root.
 type candidate struct {
 	rel string // workspace-relative, slash-separated
-	abs string // the path to read (a link's resolved target)
+	// rootReal is the root's real directory, and real the path to read
+	// below it (a link's resolved target), which names no link.
+	rootReal, real string
 	// links says whether the root allows files with several hard links;
 	// nil allows none.
 	links *linkPolicy
@@ -26,19 +28,15 @@ type candidate struct {
 	info fs.FileInfo
 }
 
-// read reads the candidate, refusing a regular file with more than one
-// hard link unless the root allows it: the count is that of the opened
-// descriptor, so a link made since the walk looked is still seen.
+// read reads the candidate with readIn, inside the root and never
+// blocking on what the path has become since the walk (a FIFO swapped in
+// is refused), deciding binary on its first bytes. A regular file with
+// more than one hard link is refused unless the root allows it: the count
+// is that of the opened descriptor, so a link made since the walk looked
+// is still seen.
 func (c candidate) read(max int64) ([]byte, error) {
-	f, err := os.Open(c.abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if err := checkHardLinks(f, c.links); err != nil {
-		return nil, err
-	}
-	return readCappedFile(f, max)
+	data, _, err := readIn(c.rootReal, c.real, readSpec{max: max, links: c.links, sniff: true})
+	return data, err
 }
 
 // hardLinkSkip is the record of a file refused for its hard links.
@@ -109,7 +107,7 @@ func walkFrom(ctx context.Context, realDir, sub string, checker *ignore.Checker,
 					res.skipped = append(res.skipped, tooLarge(rel, info.Size(), maxSize))
 					continue
 				}
-				res.files = append(res.files, candidate{rel: rel, abs: filepath.Join(dirAbs, e.Name()), links: links, info: info})
+				res.files = append(res.files, candidate{rel: rel, rootReal: realDir, real: rel, links: links, info: info})
 			default:
 				// Sockets, devices and pipes are never read: a read could block.
 				res.skipped = append(res.skipped, Skipped{Path: rel, Reason: SkipUnreadable, Detail: "not a regular file"})
@@ -184,7 +182,7 @@ func resolveLinkWith(realDir, rel string, checker *ignore.Checker, maxSize int64
 	if info.Size() > maxSize {
 		return candidate{}, tooLarge(rel, info.Size(), maxSize), false
 	}
-	return candidate{rel: rel, abs: target, links: links, info: info}, Skipped{}, true
+	return candidate{rel: rel, rootReal: realDir, real: targetRel, links: links, info: info}, Skipped{}, true
 }
 
 // within reports whether abs lies inside dir (both real, absolute paths)

@@ -272,12 +272,15 @@ func (r *RootSnapshot) ReadText(rel string) ([]byte, error) {
 	if d, ok := r.open[rel]; ok {
 		return d.Content(), nil
 	}
-	data, err := readCappedIn(r.realDir, rel, f.ByteSize, r.links)
-	if err != nil {
-		var ce *capError
-		if errors.As(err, &ce) {
-			return nil, fmt.Errorf("reading %s: %w", rel, ErrStale)
-		}
+	data, _, err := readRel(r.realDir, rel, readSpec{max: f.ByteSize, links: r.links})
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return nil, fmt.Errorf("reading %s: %w", rel, ErrStale)
+	case errors.Is(err, ErrChanged):
+		// Changing under every read: stale for a builder, which
+		// rebuilds on a fresh snapshot and refuses if it keeps changing.
+		return nil, fmt.Errorf("reading %s: %w: %w", rel, ErrStale, err)
+	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
 	}
 	sum := sha256.Sum256(data)

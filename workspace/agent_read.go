@@ -309,12 +309,17 @@ func readRefusal(rel string, err error) *contextbuilder.Refusal {
 		return outsideRefusal("path", rel, err)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, index.ErrNotIndexed):
 		return notFound(rel, "check the argument \"path\" (relative to the workspace folder; case matters); list_files lists the files")
+	case errors.Is(err, index.ErrChanged):
+		// A writer was at it during every read: no version to show.
+		return changingRefusal([]string{rel})
 	}
 	why := "a read error"
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		why = "permission denied"
 	case errors.Is(err, index.ErrNotRegular):
+		// A FIFO, a socket or a device, refused without being opened
+		// for a read that could block.
 		why = "not a regular file"
 	}
 	return &contextbuilder.Refusal{Code: contextbuilder.RefuseUnsupportedTarget,

@@ -462,3 +462,38 @@ func isBMP(d []byte) bool {
 	}
 	return false
 }
+
+// PrefixSize is how much of a file [DetectPrefix] needs to look at: the
+// first 8 KiB, as git looks for a NUL byte before calling a file binary.
+const PrefixSize = 8 << 10
+
+// DetectPrefix classifies a file from its first bytes alone, when they
+// settle it: a UTF-32 byte order mark, a magic number, or a NUL byte
+// outside UTF-16. ok is false when the rest of the file may still matter,
+// and always for a prefix of less than 4 bytes (a byte order mark may not
+// be complete yet).
+// When ok is true, [Detect] of the whole file says the same thing (binary,
+// or Unknown for UTF-32), so a reader can skip a file without reading past
+// its prefix: a sparse file of gigabytes is decided by its first block.
+// The Reason may name another rule than Detect's would (a PE header whose
+// offset lies past the prefix is found by Detect, a NUL byte before it by
+// DetectPrefix); the verdict is the same.
+func DetectPrefix(prefix []byte) (r Result, ok bool) {
+	switch {
+	case len(prefix) < len(bomUTF32LE):
+		// Too short to rule out a byte order mark.
+		return Result{}, false
+	case bytes.HasPrefix(prefix, bomUTF32LE), bytes.HasPrefix(prefix, bomUTF32BE):
+		return unknownResult("utf-32 byte order mark"), true
+	case bytes.HasPrefix(prefix, bomUTF16LE), bytes.HasPrefix(prefix, bomUTF16BE):
+		// UTF-16 has NUL bytes of its own: only the whole file says.
+		return Result{}, false
+	}
+	if name := magic(prefix); name != "" {
+		return binaryResult(name + " magic number"), true
+	}
+	if bytes.IndexByte(bytes.TrimPrefix(prefix, bomUTF8), 0) >= 0 {
+		return binaryResult("nul byte"), true
+	}
+	return Result{}, false
+}

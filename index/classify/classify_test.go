@@ -341,3 +341,34 @@ func TestLineCount(t *testing.T) {
 		})
 	}
 }
+
+func TestDetectPrefix(t *testing.T) {
+	type verdict struct {
+		Result classify.Result
+		OK     bool
+	}
+	tests := []struct {
+		name   string
+		prefix []byte
+		want   verdict
+	}{
+		{"text", []byte("package main\n"), verdict{}},
+		{"empty", nil, verdict{}},
+		{"nul", []byte("abc\x00def"), verdict{bin("nul byte"), true}},
+		{"too short to rule out a bom", []byte("\x00\x00"), verdict{}},
+		{"zeros of a sparse file", make([]byte, classify.PrefixSize), verdict{bin("nul byte"), true}},
+		{"nul after a utf-8 bom", []byte("\xEF\xBB\xBFa\x00"), verdict{bin("nul byte"), true}},
+		{"png", []byte("\x89PNG\r\n\x1a\nrest"), verdict{bin("png magic number"), true}},
+		{"utf-16 keeps its nul bytes", le16("hi"), verdict{}},
+		{"utf-32", []byte("\xFF\xFE\x00\x00h\x00\x00\x00"), verdict{unknown("utf-32 byte order mark"), true}},
+		{"controls need the whole file", []byte("\x01\x02\x03"), verdict{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := classify.DetectPrefix(tt.prefix)
+			if diff := cmp.Diff(tt.want, verdict{r, ok}); diff != "" {
+				t.Errorf("DetectPrefix (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

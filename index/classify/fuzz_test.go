@@ -52,3 +52,27 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDetectPrefix checks the promise of DetectPrefix: whenever it decides
+// from a prefix, Detect of the whole data agrees on the verdict (binary,
+// or an unknown encoding), whatever follows the prefix.
+func FuzzDetectPrefix(f *testing.F) {
+	f.Add([]byte("package main\n"), 4)
+	f.Add([]byte("MZ\x00\x00"), 2)
+	f.Add([]byte("\xFF\xFEh\x00i\x00"), 3)
+	f.Add([]byte("\xEF\xBB\xBF\x00"), 4)
+	f.Add([]byte("\x00\x00\xFE\xFFab"), 4)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		if n < 0 || n > len(data) {
+			n = len(data)
+		}
+		got, ok := classify.DetectPrefix(data[:n])
+		if !ok {
+			return
+		}
+		whole := classify.Detect(data)
+		if got.Binary != whole.Binary || got.Encoding != whole.Encoding {
+			t.Fatalf("DetectPrefix(%q) = %+v, but Detect of the whole %q = %+v", data[:n], got, data, whole)
+		}
+	})
+}

@@ -148,7 +148,7 @@ func LoadDir(root string) (*Set, error) {
 
 // loadFile reads and parses one template file inside r.
 func loadFile(r *os.Root, p, root string) (Template, error) {
-	f, err := r.Open(p)
+	f, err := r.OpenFile(p, openFlags, 0)
 	if err != nil {
 		return Template{}, buildErr(p, "", "make the template a regular file inside the workspace (a symlink may not point outside it)",
 			fmt.Sprintf("cannot open the file inside the workspace: %v", stripRoot(err, root)))
