@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 
@@ -88,7 +89,7 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 			set.addFile(c, ReasonCaller, weightCaller)
 		}
 		for _, c := range g.ConfigFiles(tg.path) {
-			if strings.HasSuffix(c, ".csproj") && !e.concernsBuild() {
+			if isManifest(c) && !e.concernsBuild() {
 				continue
 			}
 			set.addFile(c, ReasonConfig, weightConfig)
@@ -99,12 +100,31 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 
 // buildTerms are the words (lower case, matched as substrings) by which a
 // request's texts say that a step concerns a project's build or its
-// dependencies. A C# project file lists package and project references,
-// build properties and often long item groups: it is context for such a
-// step, and noise for a change of code, so it is a candidate only then.
+// dependencies. A manifest (isManifest) lists a project's dependencies and
+// build settings: it is context for such a step ("Config/build files
+// relevant to step", in the contract's ranking), and noise for a change of
+// code, so it is a candidate only then.
 var buildTerms = []string{
 	"build", "compil", "dependenc", "package", "nuget", "assembly reference", "projectreference",
 	"target framework", "targetframework", "csproj", "msbuild", "sdk",
+	"module", "import", "require", "version", "upgrade", "install", "vendor",
+	"go.mod", "go.work", "npm", "yarn", "pnpm", "pip", "poetry", "cargo", "crate",
+	"maven", "gradle", "pom.xml", "cmake", "makefile", "meson", "toolchain",
+}
+
+// isManifest reports whether config file p is a project manifest or build
+// script (go.mod, package.json, pyproject.toml, Cargo.toml, pom.xml, a
+// .csproj, a Makefile…), a candidate only for a step concerning the build
+// or dependencies; other config files (tsconfig.json, jsconfig.json) set
+// how the target's language is compiled, which any change of its code
+// must respect, and stay candidates.
+func isManifest(p string) bool {
+	base := path.Base(p)
+	switch base {
+	case "tsconfig.json", "jsconfig.json":
+		return false
+	}
+	return true
 }
 
 // concernsBuild reports whether the request's intent, plan step or last
