@@ -23,7 +23,8 @@ import (
 // Lines with escapes or invisible characters are scanned again as a view
 // (see unescape.go), which counts as one layer too.
 //
-// The work is bounded: segments of minSegment to maxSegment bytes,
+// The work is bounded: segments of minSegment to maxSegment bytes (the
+// pieces of a longer run that decode to text are redacted whole),
 // maxDecodeDepth layers, at most maxDecodedPerText decoded bytes scanned
 // per text (shared with the nested scans), at most maxInflate bytes
 // inflated per segment and a ratio of at most maxInflateRatio. What a
@@ -52,6 +53,9 @@ const UnscannedRuleID = "encoded-unscanned"
 type segment struct {
 	start, end int
 	kind       byte // 'b' base64 / base64url, 'h' hex, 'p' percent-encoding
+	// cut: the run is longer than maxSegment and was cut here (at its
+	// end, or at its start for the rest): a secret may span the cut.
+	cut bool
 }
 
 // encodedSegments finds the candidate segments: base64 runs (with at
@@ -60,9 +64,11 @@ type segment struct {
 // digit and a letter, and runs holding at least three %XX escapes.
 func encodedSegments(text []byte, emit func(segment)) {
 	n := len(text)
+	cutAt := -1 // where the previous run was cut
 	for i := 0; i < n; {
 		c := text[i]
-		if !isB64(c) && c != '%' {
+		if !isB64(c) && c != '%' || i > 0 && text[i-1] == '\\' && c != '%' {
+			// (The character after a backslash is an escape's: \n.)
 			i++
 			continue
 		}
@@ -102,14 +108,18 @@ func encodedSegments(text []byte, emit func(segment)) {
 		for end < n && end-j < 2 && text[end] == '=' {
 			end++
 		}
+		cut := i == cutAt || j-i >= maxSegment
+		if j-i >= maxSegment {
+			cutAt = end
+		}
 		switch l := end - i; {
 		case l < minSegment:
 		case pct >= 3:
-			emit(segment{i, end, 'p'})
+			emit(segment{i, end, 'p', cut})
 		case nonhex == 0 && l >= 32 && l%2 == 0 && dig > 0 && up+lo > 0 && (up == 0 || lo == 0):
-			emit(segment{i, end, 'h'})
+			emit(segment{i, end, 'h', cut})
 		case dig > 0 && up > 0 && lo > 0:
-			emit(segment{i, end, 'b'})
+			emit(segment{i, end, 'b', cut})
 		}
 		if end == i {
 			end = i + 1
@@ -358,31 +368,43 @@ func printable(b []byte) bool {
 // view) is a finding of UnscannedRuleID instead.
 func (s *Scanner) scanDecoded(text []byte, depth int, budget *int, out []Finding) []Finding {
 	last := depth >= maxDecodeDepth
-	encodedSegments(text, func(sg segment) {
-		if last {
-			if _, res := decodeText(text, sg, min(*budget, maxInflate)); res != notText {
-				out = appendFinding(out, text, Finding{RuleID: UnscannedRuleID, Start: sg.start, End: sg.end, Confidence: High})
-			}
-			return
-		}
-		dec, res := decodeText(text, sg, min(*budget, maxInflate))
-		if res == isText && *budget < len(dec) {
+	var segs []segment
+	encodedSegments(text, func(sg segment) { segs = append(segs, sg) })
+	// handle decodes sg of src, standing for text[start:end].
+	handle := func(src []byte, sg segment, start, end int) decoded {
+		dec, res := decodeText(src, sg, min(*budget, maxInflate))
+		if res == isText && (last || sg.cut || *budget < len(dec)) {
 			res = overBound
 		}
 		switch res {
 		case notText:
-			return
+			return res
 		case overBound:
-			out = appendFinding(out, text, Finding{RuleID: UnscannedRuleID, Start: sg.start, End: sg.end, Confidence: High})
-			return
+			out = appendFinding(out, text, Finding{RuleID: UnscannedRuleID, Start: start, End: end, Confidence: High})
+			return res
 		}
 		*budget -= len(dec)
-		fs := s.scan(dec, depth+1, budget)
-		if len(fs) == 0 {
-			return
+		if fs := s.scan(dec, depth+1, budget); len(fs) > 0 {
+			out = appendFinding(out, text, Finding{RuleID: s.innerRule(fs), Start: start, End: end, Confidence: High})
 		}
-		out = appendFinding(out, text, Finding{RuleID: s.innerRule(fs), Start: sg.start, End: sg.end, Confidence: High})
-	})
+		return res
+	}
+	for i := 0; i < len(segs); i++ {
+		if j, tail := wrapped(text, segs, i); j > i+1 || tail.end > 0 {
+			// Base64 wrapped over lines decodes as one run; when it is no
+			// text, its lines are tried one by one.
+			var joined []byte
+			for _, sg := range segs[i:j] {
+				joined = append(joined, text[sg.start:sg.end]...)
+			}
+			joined = append(joined, text[tail.start:tail.end]...)
+			if handle(joined, segment{0, len(joined), 'b', false}, segs[i].start, max(segs[j-1].end, tail.end)) != notText {
+				i = j - 1
+				continue
+			}
+		}
+		handle(text, segs[i], segs[i].start, segs[i].end)
+	}
 	for _, reg := range viewRegions(text) {
 		if last {
 			out = appendFinding(out, text, Finding{RuleID: UnscannedRuleID, Start: reg.start, End: reg.end, Confidence: High})
@@ -411,6 +433,70 @@ func (s *Scanner) scanDecoded(text []byte, depth int, budget *int, out []Finding
 		}
 	}
 	return out
+}
+
+// wrapped returns the extent of the run of base64 segments from segs[i]
+// that is one base64 text wrapped over lines: segments of one length (a
+// multiple of 4, at least 40: MIME's 76, PEM's 64) separated by a line
+// break (also an escaped one, \n in a string) and indentation, the last
+// one possibly shorter (also shorter than a segment: tail). j is the end
+// (exclusive) of its segments, j == i+1 when there is no such run.
+func wrapped(text []byte, segs []segment, i int) (j int, tail span) {
+	width := segs[i].end - segs[i].start
+	if segs[i].kind != 'b' || width < 40 || width%4 != 0 {
+		return i + 1, span{}
+	}
+	for j = i + 1; j < len(segs); j++ {
+		sg := segs[j]
+		if sg.kind != 'b' || sg.end-sg.start > width || !lineBreak(text[segs[j-1].end:sg.start]) {
+			break
+		}
+		if sg.end-sg.start < width {
+			return j + 1, span{}
+		}
+	}
+	// A last line too short to be a segment of its own.
+	k, ok := skipLineBreak(text, segs[j-1].end)
+	if !ok {
+		return j, span{}
+	}
+	m := k
+	for m < len(text) && m-k < width && (isB64(text[m]) || text[m] == '=') {
+		m++
+	}
+	if m > k && m-k < minSegment && (m == len(text) || !isB64(text[m])) {
+		return j, span{k, m}
+	}
+	return j, span{}
+}
+
+// lineBreak reports a separator of wrapped lines: an optional CR, a LF
+// (or the escapes \r \n), then spaces and tabs.
+func lineBreak(sep []byte) bool {
+	k, ok := skipLineBreak(sep, 0)
+	return ok && k == len(sep)
+}
+
+// skipLineBreak skips a line break (see lineBreak) at text[pos:] and
+// returns where it ends.
+func skipLineBreak(text []byte, pos int) (int, bool) {
+	rest := text[pos:]
+	switch {
+	case bytes.HasPrefix(rest, []byte(`\r\n`)):
+		pos += 4
+	case bytes.HasPrefix(rest, []byte(`\n`)):
+		pos += 2
+	case bytes.HasPrefix(rest, []byte("\r\n")):
+		pos += 2
+	case bytes.HasPrefix(rest, []byte("\n")):
+		pos++
+	default:
+		return pos, false
+	}
+	for pos < len(text) && (text[pos] == ' ' || text[pos] == '\t') {
+		pos++
+	}
+	return pos, true
 }
 
 // innerRule names the finding of a decoded segment after the findings of

@@ -144,3 +144,64 @@ func TestInflateBounds(t *testing.T) {
 		})
 	}
 }
+
+// wrap splits s into lines of n characters.
+func wrap(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+// TestWrappedBase64: base64 wrapped over lines (MIME's 76 columns, PEM's
+// 64, in a YAML block or a JSON string with escaped newlines) decodes as
+// one text, so a token split by a line break is found and every line is
+// redacted.
+func TestWrappedBase64(t *testing.T) {
+	gh := checksummed("ghp_", "R2a8bK4nQ7wX1vZ3cY6dT9eU0fS5gH")
+	conf := "[core]\nrepositoryformatversion = 0\nfilemode = true\n[remote]\nurl = https://example.com/x.git\n[auth]\n" + gh + "\n"
+	enc := b64(conf)
+	const gm = "[REDACTED:github-pat-classic]"
+	for _, tc := range []struct{ name, pre, sep, post string }{
+		{"yaml block, 64 columns", "data: |\n  ", "\n  ", "\n"},
+		{"json string, 76 columns", `{"k": "`, `\n`, `"}`},
+		{"crlf, 76 columns", "-----\r\n", "\r\n", "\r\n-----\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			width := 64
+			if strings.Contains(tc.name, "76") {
+				width = 76
+			}
+			text := tc.pre + strings.Join(wrap(enc, width), tc.sep) + tc.post
+			if diff := cmp.Diff(tc.pre+gm+tc.post, redacted(t, text)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Wrapped binary data (a certificate body) stays as it is.
+	var bin []byte
+	for i := range 300 {
+		bin = append(bin, byte(i*7+i/3))
+	}
+	text := "cert: |\n  " + strings.Join(wrap(b64b(bin), 64), "\n  ") + "\n"
+	if got := redacted(t, text); got != text {
+		t.Errorf("redacted %q to %q", text, got)
+	}
+}
+
+// TestLongRun: a base64 run longer than a segment is cut; the pieces that
+// decode to text are redacted whole, since a secret may span the cut.
+func TestLongRun(t *testing.T) {
+	gh := checksummed("ghp_", "R2a8bK4nQ7wX1vZ3cY6dT9eU0fS5gH")
+	filler := strings.Repeat("lorem ipsum dolor sit amet, ", (maxSegment/4*3)/28+1)
+	// The token's base64 straddles the cut at maxSegment.
+	plain := filler[:maxSegment/4*3-12] + gh + " consectetur adipiscing elit"
+	text := "blob: " + b64(plain) + "\n"
+	got := redacted(t, text)
+	want := "blob: [REDACTED:" + UnscannedRuleID + "][REDACTED:" + UnscannedRuleID + "]\n"
+	if got != want {
+		t.Errorf("got %.200q, want %q", got, want)
+	}
+}
