@@ -116,9 +116,12 @@ func encodedSegments(text []byte, emit func(segment)) {
 		case l < minSegment:
 		case pct >= 3:
 			emit(segment{i, end, 'p', cut})
-		case nonhex == 0 && l >= 32 && l%2 == 0 && dig > 0 && up+lo > 0 && (up == 0 || lo == 0):
+		case nonhex == 0 && l >= 32 && l%2 == 0 && dig > 0 && (up == 0 || lo == 0):
+			// (Digits only: hex of hex text is made of 3x and 6x pairs.)
 			emit(segment{i, end, 'h', cut})
-		case dig > 0 && up > 0 && lo > 0:
+		case up > 0 && lo > 0 && (dig > 0 || end > j || l >= 20 && l%4 != 1):
+			// Base64 of text need not hold a digit: padding, or a long
+			// run of a length base64 can have, says base64 as well.
 			emit(segment{i, end, 'b', cut})
 		}
 		if end == i {
@@ -182,6 +185,21 @@ func rawDecode(text []byte, sg segment) ([]byte, bool) {
 		s, err = url.PathUnescape(string(raw))
 		out = []byte(s)
 	default:
+		if bytes.IndexByte(raw, '%') >= 0 {
+			// Base64 in a URL query: %2B, %2F and %3D padding.
+			// (Escaped once more: %253D.)
+			s := string(raw)
+			for range 3 {
+				if !strings.Contains(s, "%") {
+					break
+				}
+				if s, err = url.PathUnescape(s); err != nil {
+					return nil, false
+				}
+			}
+			s = strings.NewReplacer(`\n`, "", `\r`, "", "\n", "", "\r", "").Replace(s)
+			raw = []byte(s)
+		}
 		out, err = decodeB64(raw)
 	}
 	return out, err == nil
@@ -279,10 +297,12 @@ func fromUTF16(b []byte) ([]byte, bool) {
 				zeroOdd++
 			}
 		}
+		// Mostly ASCII (some other characters allowed: a few
+		// invisible ones, a BOM in the middle).
 		n := len(b) / 2
 		switch {
-		case zeroOdd*10 >= n*9 && zeroEven == 0:
-		case zeroEven*10 >= n*9 && zeroOdd == 0:
+		case zeroOdd*4 >= n*3 && zeroEven*10 <= n:
+		case zeroEven*4 >= n*3 && zeroOdd*10 <= n:
 			le = false
 		default:
 			return nil, false
@@ -439,7 +459,7 @@ func (s *Scanner) scanDecoded(text []byte, depth int, budget *int, out []Finding
 // that is one base64 text wrapped over lines: segments of one length (a
 // multiple of 4, at least 40: MIME's 76, PEM's 64) separated by a line
 // break (also an escaped one, \n in a string) and indentation, the last
-// one possibly shorter (also shorter than a segment: tail). j is the end
+// one possibly shorter (also a line that is no segment of its own: tail). j is the end
 // (exclusive) of its segments, j == i+1 when there is no such run.
 func wrapped(text []byte, segs []segment, i int) (j int, tail span) {
 	width := segs[i].end - segs[i].start
@@ -464,7 +484,7 @@ func wrapped(text []byte, segs []segment, i int) (j int, tail span) {
 	for m < len(text) && m-k < width && (isB64(text[m]) || text[m] == '=') {
 		m++
 	}
-	if m > k && m-k < minSegment && (m == len(text) || !isB64(text[m])) {
+	if m > k && m-k <= width && (m == len(text) || !isB64(text[m])) && (j == len(segs) || segs[j].start != k) {
 		return j, span{k, m}
 	}
 	return j, span{}

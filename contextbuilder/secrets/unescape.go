@@ -152,7 +152,8 @@ func hexRun(text []byte, i, lo, hi int) (rune, int) {
 // Latin-1 character (Python, JavaScript). HTML/XML: &#NNN; and &#xHH;
 // (the ';' optional, as HTML parses them) and [namedEntities]. Percent:
 // %HH only when it decodes to an unreserved URL character (a letter, a
-// digit, - _ . ~), which nothing needs to encode.
+// digit, - _ . ~), which nothing needs to encode, or to the start of an
+// escape (% \ &).
 func escapeAt(text []byte, i int) (r rune, n int, trigger bool) {
 	if i+1 >= len(text) {
 		return 0, 0, false
@@ -181,6 +182,13 @@ func escapeAt(text []byte, i int) (r rune, n int, trigger bool) {
 		}
 	case '%':
 		v, m := hexRun(text, i+1, 2, 2)
+		if m > 0 && (v == '%' || v == '\\' || v == '&') {
+			// %25 %5C %26 start an escape once decoded (%2567 is %67
+			// percent-encoded again): they trigger as that escape does.
+			ref := append([]byte{byte(v)}, text[i+3:min(len(text), i+3+12)]...)
+			_, _, trig := escapeAt(ref, 0)
+			return v, 3, trig
+		}
 		if m == 0 || !unreserved(v) {
 			return 0, 0, false
 		}
@@ -267,10 +275,14 @@ func byteAt(text []byte, i int) (byte, int) {
 	}
 	v, m := 0, 0
 	for m < 3 && i+1+m < len(text) && text[i+1+m] >= '0' && text[i+1+m] <= '7' {
-		v = v<<3 | int(text[i+1+m]-'0')
-		m++
+		if w := v<<3 | int(text[i+1+m]-'0'); w <= 0xFF {
+			v = w
+			m++
+			continue
+		}
+		break // \672 is \67 then '2' (an unpadded escape before a digit)
 	}
-	if m == 0 || v > 0xFF {
+	if m == 0 {
 		return 0, 0
 	}
 	return byte(v), 1 + m

@@ -260,7 +260,50 @@ func placeCompressed(g *gen, k FileKind, i int, v val) snip {
 	if i == 0 {
 		return snip{pieces: assign(g, k, []string{"bootstrap", "blob"}, "", s, "", true)}
 	}
+	if g.chance(0.5) {
+		return wrappedBase64(g, k, enc, variant+"-wrapped")
+	}
 	return neutral(g, k, s)
+}
+
+// wrappedBase64 writes base64 wrapped at 64 or 76 columns, as MIME and
+// PEM tools write it: on lines of their own where kind k has multi-line
+// strings, else with escaped newlines (\n) in one string.
+func wrappedBase64(g *gen, k FileKind, enc, variant string) snip {
+	width := g.pickN(64, 76)
+	var lines []string
+	for len(enc) > width {
+		lines = append(lines, enc[:width])
+		enc = enc[width:]
+	}
+	lines = append(lines, enc)
+	sep, pre, post := "\n", "", ""
+	switch k {
+	case KindYAML:
+		sep, pre = "\n  ", "archive: |\n  "
+	case KindTOML:
+		pre, post = "archive = '''\n", "\n'''"
+	case KindXML:
+		pre, post = "<archive encoding=\"base64\">\n", "\n</archive>"
+	case KindGo:
+		pre, post = "const archive = `\n", "\n`"
+	case KindPython:
+		pre, post = "ARCHIVE = \"\"\"\n", "\n\"\"\""
+	case KindJS:
+		pre, post = "export const archive = `\n", "\n`;"
+	case KindShell:
+		pre, post = "base64 -d > /tmp/bootstrap.gz <<'EOF'\n", "\nEOF"
+	case KindEnv:
+		pre, post = "ARCHIVE=\"", "\""
+	case KindJSON:
+		sep, pre, post = `\n`, `"archive": "`, `"`
+	case KindINI:
+		sep, pre = `\n`, "archive = "
+	case KindProperties:
+		sep, pre = `\n`, "archive="
+	}
+	v := strings.Join(lines, sep)
+	return snip{pieces: []piece{tx(pre), sec(plain(v), variant), tx(post)}}
 }
 
 // placeNested writes base64 of base64 of base64 (or four times) of a
