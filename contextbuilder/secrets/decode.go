@@ -409,19 +409,29 @@ func (s *Scanner) scanDecoded(text []byte, depth int, budget *int, out []Finding
 		}
 		return res
 	}
+	grouped := 0  // segments before it were tried as part of a wrapped run
+	cutFrom := -1 // the wrapped run starting at this segment continues a cut one
 	for i := 0; i < len(segs); i++ {
-		if j, tail := wrapped(text, segs, i); j > i+1 || tail.end > 0 {
+		if i < grouped {
+			handle(text, segs[i], segs[i].start, segs[i].end)
+			continue
+		}
+		if j, tail, cut := wrapped(text, segs, i); j > i+1 || tail.end > 0 {
 			// Base64 wrapped over lines decodes as one run; when it is no
-			// text, its lines are tried one by one.
+			// text, its lines are tried one by one (and never regrouped).
 			var joined []byte
 			for _, sg := range segs[i:j] {
 				joined = append(joined, text[sg.start:sg.end]...)
 			}
 			joined = append(joined, text[tail.start:tail.end]...)
-			if handle(joined, segment{0, len(joined), 'b', false}, segs[i].start, max(segs[j-1].end, tail.end)) != notText {
+			if cut {
+				cutFrom = j
+			}
+			if handle(joined, segment{0, len(joined), 'b', cut || i == cutFrom || segs[i].cut}, segs[i].start, max(segs[j-1].end, tail.end)) != notText {
 				i = j - 1
 				continue
 			}
+			grouped = j
 		}
 		handle(text, segs[i], segs[i].start, segs[i].end)
 	}
@@ -461,33 +471,37 @@ func (s *Scanner) scanDecoded(text []byte, depth int, budget *int, out []Finding
 // break (also an escaped one, \n in a string) and indentation, the last
 // one possibly shorter (also a line that is no segment of its own: tail). j is the end
 // (exclusive) of its segments, j == i+1 when there is no such run.
-func wrapped(text []byte, segs []segment, i int) (j int, tail span) {
+func wrapped(text []byte, segs []segment, i int) (j int, tail span, cut bool) {
 	width := segs[i].end - segs[i].start
 	if segs[i].kind != 'b' || width < 40 || width%4 != 0 {
-		return i + 1, span{}
+		return i + 1, span{}, false
 	}
 	for j = i + 1; j < len(segs); j++ {
 		sg := segs[j]
 		if sg.kind != 'b' || sg.end-sg.start > width || !lineBreak(text[segs[j-1].end:sg.start]) {
 			break
 		}
+		if (j-i+1)*width > maxSegment {
+			// As long as a segment can be: the rest is a run of its own.
+			return j, span{}, true
+		}
 		if sg.end-sg.start < width {
-			return j + 1, span{}
+			return j + 1, span{}, false
 		}
 	}
 	// A last line too short to be a segment of its own.
 	k, ok := skipLineBreak(text, segs[j-1].end)
 	if !ok {
-		return j, span{}
+		return j, span{}, false
 	}
 	m := k
 	for m < len(text) && m-k < width && (isB64(text[m]) || text[m] == '=') {
 		m++
 	}
 	if m > k && m-k <= width && (m == len(text) || !isB64(text[m])) && (j == len(segs) || segs[j].start != k) {
-		return j, span{k, m}
+		return j, span{k, m}, false
 	}
-	return j, span{}
+	return j, span{}, false
 }
 
 // lineBreak reports a separator of wrapped lines: an optional CR, a LF

@@ -205,3 +205,23 @@ func TestLongRun(t *testing.T) {
 		t.Errorf("got %.200q, want %q", got, want)
 	}
 }
+
+// TestWrappedLong: a wrapped run is at most a segment long; the pieces
+// of a longer wrapped text are redacted as encoded-unscanned (a secret may
+// span a cut), and a long wrapped body that is no text stays as it is.
+func TestWrappedLong(t *testing.T) {
+	long := b64(strings.Repeat("lorem ipsum dolor sit amet ", 4000))
+	got := redacted(t, "doc: |\n  "+strings.Join(wrap(long, 76), "\n  ")+"\n")
+	want := "doc: |\n  " + strings.Repeat("[REDACTED:"+UnscannedRuleID+"]\n  ", 2) + "[REDACTED:" + UnscannedRuleID + "]\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var bin []byte
+	for i := range 1 << 20 {
+		bin = append(bin, byte(i*7+i/3))
+	}
+	text := "cert: |\n  " + strings.Join(wrap(b64b(bin), 76), "\n  ") + "\n"
+	if got := redacted(t, text); got != text {
+		t.Errorf("binary body redacted: %.200q", got)
+	}
+}
