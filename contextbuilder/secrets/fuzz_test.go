@@ -109,7 +109,7 @@ func checkScan(t *testing.T, s *Scanner, path string, text []byte) {
 		t.Fatalf("Scan(%q) accepted undecodable text", text)
 	}
 	checkInvariants(t, text, fs)
-	ids := map[string]bool{}
+	ids := map[string]bool{UnscannedRuleID: true}
 	for _, r := range s.Rules() {
 		ids[r.ID] = true
 	}

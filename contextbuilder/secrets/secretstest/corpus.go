@@ -215,6 +215,7 @@ func Generate(seed uint64) *Corpus {
 	for _, n := range g.negatives() {
 		c.add(seen, n, nil)
 	}
+	c.generateEncoded(seed, seen)
 	slices.SortFunc(c.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(c.Secrets, func(a, b Secret) int {
 		if a.Path != b.Path {
