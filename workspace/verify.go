@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -20,6 +21,10 @@ const (
 	StatusOK       = "ok"
 	StatusMismatch = "mismatch"
 	StatusSkipped  = "skipped"
+	// StatusIncomplete is what an interrupted write left (a journal's last
+	// line cut short, a projection behind its journal): nothing forged and
+	// nothing trusted, completed by [Repair] (`ctxd verify --repair`).
+	StatusIncomplete = ledger.StatusIncomplete
 )
 
 // Check is one verified item: a ledger or audit event, an artifact, or
@@ -40,7 +45,9 @@ type Check struct {
 }
 
 // Report is the outcome of [Verify]. OK is true when no check is a
-// mismatch; checks are in the order ledger, audit, artifacts, config.
+// mismatch or incomplete; checks are in the order ledger, audit,
+// artifacts, config. A report whose only findings are incomplete ones
+// describes an interrupted write, not tampering.
 type Report struct {
 	OK                  bool    `json:"ok"`
 	Mode                string  `json:"mode"`
@@ -56,27 +63,114 @@ type Counts struct {
 	Artifacts    int `json:"artifacts"`
 	Mismatches   int `json:"mismatches"`
 	Skipped      int `json:"skipped"`
+	// Incomplete counts the checks an interrupted write explains and
+	// [Repair] completes.
+	Incomplete int `json:"incomplete"`
 }
 
 // ProjectionFile is the ledger's SQLite projection, relative to the records
 // directory (see [Locate]).
 const ProjectionFile = "ledger.sqlite"
 
-// RepairProjection rebuilds the ledger.sqlite of root's records (see
-// [Locate]) from the ledger journal ([ledger.Project]), replacing whatever
-// is there, and reports whether it did: a workspace without records has
-// nothing to repair (and gets none). Verification never does this on its
-// own: `ctxd verify --repair` asks for it.
+// RepairProjection is [Repair] reporting only whether it did anything.
 func RepairProjection(root string) (bool, error) {
+	done, err := Repair(root)
+	return len(done) > 0, err
+}
+
+// Repair completes what interrupted writes left in root's records (see
+// [Locate]) and says what it did, one ok check per repair, in the order
+// done; a workspace without records has nothing to repair (and gets none).
+// Verification never does this on its own: `ctxd verify --repair` asks
+// for it.
+//
+//   - A journal (the ledger, the audit trail) whose only finding is an
+//     incomplete last line gets that line moved to <journal>.torn-<nanos>,
+//     as the next append would. A journal with any mismatch is left as it
+//     is: tampering is for a person to look at, and its evidence stays.
+//   - The SQLite projection is rebuilt from the ledger journal, replacing
+//     whatever is there (it is derived data, and the journal is the truth).
+func Repair(root string) ([]Check, error) {
 	rec, ok, err := existingRecords(root)
 	if err != nil || !ok {
-		return false, err
+		return nil, err
 	}
 	dir := rec.Dir
-	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
-		return false, fmt.Errorf("repairing the projection: %w", err)
+	prefix := ""
+	if rec.InWorkspace {
+		prefix = store.Dir
 	}
-	return true, nil
+	var done []Check
+	for _, j := range []struct {
+		source, rel string
+		check       func(string) ([]ledger.Check, error)
+		open        func(string) error
+	}{
+		{ledger.SourceLedger, path.Join("ledger", ledger.JournalFile),
+			func(p string) ([]ledger.Check, error) {
+				return ledger.VerifyLedger(filepath.Dir(p), ledger.VerifyOptions{Mode: ledger.ModeStream})
+			},
+			func(p string) error { _, err := ledger.Open(filepath.Dir(p), nil); return err }},
+		{ledger.SourceAudit, "audit.jsonl", ledger.VerifyAudit,
+			func(p string) error { _, err := ledger.OpenAudit(p, nil); return err }},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(j.rel))
+		checks, err := j.check(p)
+		if err != nil {
+			return done, fmt.Errorf("repairing %s: %w", j.rel, err)
+		}
+		if !onlyIncompleteTail(checks) {
+			continue
+		}
+		before, _ := filepath.Glob(p + ".torn-*")
+		if err := j.open(p); err != nil { // opening moves the torn tail aside
+			return done, fmt.Errorf("repairing %s: %w", j.rel, err)
+		}
+		after, _ := filepath.Glob(p + ".torn-*")
+		moved := "aside"
+		if added := newNames(before, after); len(added) == 1 {
+			moved = "to " + path.Join(prefix, path.Dir(j.rel), filepath.Base(added[0]))
+		}
+		done = append(done, Check{Source: j.source, Name: path.Join(prefix, j.rel), Status: StatusOK, Field: "line",
+			Message: "the incomplete last line an interrupted write left was moved " + moved + " by --repair"})
+	}
+	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
+		return done, fmt.Errorf("repairing the projection: %w", err)
+	}
+	done = append(done, Check{Source: ledger.SourceLedger, Name: path.Join(prefix, ProjectionFile), Status: StatusOK, Field: ledger.FieldProjection,
+		Message: "rebuilt from the ledger (" + path.Join(prefix, "ledger", ledger.JournalFile) + ") by --repair"})
+	return done, nil
+}
+
+// onlyIncompleteTail reports whether a journal's checks hold an incomplete
+// last line and no mismatch. The projection's findings do not count: Repair
+// rebuilds it whatever they are.
+func onlyIncompleteTail(checks []ledger.Check) bool {
+	tail := false
+	for _, c := range checks {
+		if c.Field == ledger.FieldProjection || strings.HasPrefix(c.Field, ledger.FieldProjection+".") {
+			continue
+		}
+		switch {
+		case c.Status == ledger.StatusMismatch:
+			return false
+		case c.Status == ledger.StatusIncomplete && c.EventIndex < 0 && c.Field == "line":
+			tail = true
+		}
+	}
+	return tail
+}
+
+// newNames returns the names in after that are not in before (both
+// sorted, as filepath.Glob returns them).
+func newNames(before, after []string) []string {
+	var out []string
+	for _, n := range after {
+		if _, found := slices.BinarySearch(before, n); !found {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Verify replays what ctxd recorded for root, wherever that is: in
@@ -151,7 +245,7 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		r.Counts.Artifacts++
 		r.add(c)
 	}
-	r.OK = r.Counts.Mismatches == 0
+	r.OK = r.Counts.Mismatches == 0 && r.Counts.Incomplete == 0
 	return r, nil
 }
 
@@ -161,6 +255,8 @@ func (r *Report) add(c Check) {
 		r.Counts.Mismatches++
 	case StatusSkipped:
 		r.Counts.Skipped++
+	case StatusIncomplete:
+		r.Counts.Incomplete++
 	}
 	r.Checks = append(r.Checks, c)
 }

@@ -481,6 +481,7 @@ export interface VerifyCounts {
   artifacts: number;
   mismatches: number;
   skipped: number;
+  incomplete: number;
 }
 
 export interface VerifyCheck {

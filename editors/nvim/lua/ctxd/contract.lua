@@ -168,7 +168,7 @@ return {
     UserTarget = { fields = { "path", "symbol" }, optional = { "symbol" } },
     VerifyArgs = { fields = { "mode", "workspace_folder" }, optional = { "mode", "workspace_folder" } },
     VerifyCheck = { fields = { "event_index", "field", "kind", "message", "name", "source", "status" }, optional = { "event_index", "field", "kind", "message", "name" } },
-    VerifyCounts = { fields = { "artifacts", "audit_events", "ledger_events", "mismatches", "skipped" }, optional = {} },
+    VerifyCounts = { fields = { "artifacts", "audit_events", "incomplete", "ledger_events", "mismatches", "skipped" }, optional = {} },
     VersionedURI = { fields = { "uri", "version" }, optional = {} },
     WorkspaceEdit = { fields = { "documentChanges" }, optional = {} },
   },
