@@ -331,6 +331,10 @@ func userInputOf(req *contextbuilder.Request) string {
 	return ""
 }
 
+// putCanonical writes an artifact; a test replaces it to inject a write
+// error (a full disk) without filling one.
+var putCanonical = (*store.Store).PutCanonical
+
 // putContext stores a build's outputs as a contexts artifact.
 func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadID string) (string, error) {
 	a := contextArtifact{
@@ -352,7 +356,7 @@ func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadI
 	// The artifact is written from the canonical bytes made while
 	// building, not encoded and canonicalized again: see
 	// contextArtifact.canonical.
-	sha, err := w.store.PutCanonical(store.KindContext, a.canonical())
+	sha, err := putCanonical(w.store, store.KindContext, a.canonical())
 	if err != nil {
 		return "", fmt.Errorf("writing the context artifact: %w", err)
 	}

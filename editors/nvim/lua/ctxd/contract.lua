@@ -101,7 +101,7 @@ return {
   decisions = { "ok", "warn_soft_limit", "refuse_hard_limit" },
   priorities = { "P0", "P1", "P2", "P3" },
   block_types = { "system", "constraints", "project_meta", "file", "symbol", "error_context", "diff_hint" },
-  refusal_codes = { "REFUSE_CONTEXT_TOO_LARGE", "REFUSE_SECRET_RISK", "REFUSE_AMBIGUOUS_TARGET", "REFUSE_UNSUPPORTED_TARGET", "REFUSE_OUTSIDE_SANDBOX", "REFUSE_TARGET_NOT_FOUND", "context_policy_read_failed", "context_policy_invalid", "context_policy_override_invalid", "context_namespace_denied", "context_selection_exceeds_max_items", "context_selection_exceeds_max_bytes", "context_selection_exceeds_max_user_messages", "context_selection_failed", "prompt_build_failed", "prompt_write_failed", "REF_NOT_FOUND", "CROSS_THREAD_REF", "MAX_REFS_EXCEEDED", "EMPTY_REFS_DENIED" },
+  refusal_codes = { "REFUSE_CONTEXT_TOO_LARGE", "REFUSE_SECRET_RISK", "REFUSE_AMBIGUOUS_TARGET", "REFUSE_UNSUPPORTED_TARGET", "REFUSE_OUTSIDE_SANDBOX", "REFUSE_TARGET_NOT_FOUND", "context_policy_read_failed", "context_policy_invalid", "context_policy_override_invalid", "context_namespace_denied", "context_selection_exceeds_max_items", "context_selection_exceeds_max_bytes", "context_selection_exceeds_max_user_messages", "context_selection_failed", "context_record_disk_full", "prompt_build_failed", "prompt_write_failed", "REF_NOT_FOUND", "CROSS_THREAD_REF", "MAX_REFS_EXCEEDED", "EMPTY_REFS_DENIED" },
   verify_modes = { "stream", "ledger" },
   index_states = { "indexing", "ready", "failed" },
   change_statuses = { "accepted", "rejected" },
