@@ -3,7 +3,9 @@ package workspace
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -207,7 +209,11 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 	} else {
 		r.ContextConfigDigest = cfg.Digest
 	}
-	st, err := openRecords(root, rec)
+	var ignore *Check
+	if rec.InWorkspace {
+		ignore = gitignoreCheck(dir)
+	}
+	st, err := openRecords(root, rec) // writes .ctxd/.gitignore's missing lines
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -245,8 +251,43 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		r.Counts.Artifacts++
 		r.add(c)
 	}
+	if ignore != nil {
+		r.add(*ignore)
+	}
 	r.OK = r.Counts.Mismatches == 0 && r.Counts.Incomplete == 0
 	return r, nil
+}
+
+// gitignoreCheck checks the .gitignore of records kept in the workspace
+// (dir is its .ctxd): it must hold ctxd's lines, which keep the records
+// out of commits. nil when it does. Opening the records then writes the
+// missing lines, so the finding says what was found and that it was
+// fixed: it is incomplete, not a mismatch, since no digest is involved.
+func gitignoreCheck(dir string) *Check {
+	name := path.Join(store.Dir, ".gitignore")
+	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	var msg string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "is missing"
+	case err != nil:
+		msg = "cannot be read (" + oneLineErr(err, dir) + ")"
+	default:
+		missing := store.GitignoreMissing(string(data))
+		if len(missing) == 0 {
+			return nil
+		}
+		msg = "lacks ctxd's lines " + strings.Join(missing, ", ")
+	}
+	return &Check{Source: "config", Name: name, Status: StatusIncomplete, Field: "gitignore",
+		Message: msg + ": nothing kept the records out of commits; ctxd has now added its lines (opening the records does); " +
+			"check `git status` and `git log -- .ctxd` for records already committed"}
+}
+
+// oneLineErr is err's text on one line, with dir (an absolute path)
+// replaced by .ctxd.
+func oneLineErr(err error, dir string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), dir, store.Dir)), " ")
 }
 
 func (r *Report) add(c Check) {
