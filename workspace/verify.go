@@ -209,8 +209,11 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 	} else {
 		r.ContextConfigDigest = cfg.Digest
 	}
+	// Only a workspace that opted in (its .ctxd/config.json exists) is
+	// expected to commit .ctxd; records an earlier ctxd left in one that
+	// did not are read where they are.
 	var ignore *Check
-	if rec.InWorkspace {
+	if rec.InWorkspace && cerr == nil && fileExists(filepath.Join(root, filepath.FromSlash(policy.ConfigPath))) {
 		ignore = gitignoreCheck(dir)
 	}
 	st, err := openRecords(root, rec) // writes .ctxd/.gitignore's missing lines
@@ -282,6 +285,12 @@ func gitignoreCheck(dir string) *Check {
 	return &Check{Source: "config", Name: name, Status: StatusIncomplete, Field: "gitignore",
 		Message: msg + ": nothing kept the records out of commits; ctxd has now added its lines (opening the records does); " +
 			"check `git status` and `git log -- .ctxd` for records already committed"}
+}
+
+// fileExists reports whether name exists (as anything).
+func fileExists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
 }
 
 // oneLineErr is err's text on one line, with dir (an absolute path)
