@@ -21,16 +21,19 @@ import (
 // where its memory is: a thousand requests at once cost a few builds'
 // memory and a thousand small waiting goroutines, not a thousand builds'.
 //
-// When the last build ends and nothing waits, the gate gives the memory
-// the burst used back to the operating system (a garbage collection and
-// [debug.FreeOSMemory]), at most once a second: a server's resident size
-// after a burst is its live heap, not the burst's peak. A nil *Gate
-// bounds nothing.
+// When the last build of a burst ends (builds had to wait for a slot) and
+// nothing waits any more, the gate gives the memory the burst used back to
+// the operating system (a garbage collection and [debug.FreeOSMemory]), at
+// most once a second: a server's resident size after a burst is its live
+// heap, not the burst's peak. Builds that never queue (an editor's, one
+// at a time, or ctxd.budget on every edit) never cause a collection. A nil
+// *Gate bounds nothing.
 type Gate struct {
 	slots chan struct{}
 
 	mu       sync.Mutex
 	busy     int // builds holding or waiting for a slot
+	peak     int // the most busy at once since the gate was last idle
 	ran      bool
 	lastFree time.Time
 	// idle runs, in its own goroutine, when the gate becomes idle after a
@@ -56,6 +59,7 @@ func (g *Gate) acquire(ctx context.Context) (release func(), err error) {
 	}
 	g.mu.Lock()
 	g.busy++
+	g.peak = max(g.peak, g.busy)
 	g.mu.Unlock()
 	select {
 	case g.slots <- struct{}{}:
@@ -79,10 +83,15 @@ func (g *Gate) leave(ran bool) {
 	defer g.mu.Unlock()
 	g.busy--
 	g.ran = g.ran || ran
-	if g.busy > 0 || !g.ran || time.Since(g.lastFree) < time.Second {
+	if g.busy > 0 {
 		return
 	}
-	g.ran, g.lastFree = false, time.Now()
+	burst := g.ran && g.peak > cap(g.slots)
+	g.ran, g.peak = false, 0
+	if !burst || time.Since(g.lastFree) < time.Second {
+		return
+	}
+	g.lastFree = time.Now()
 	idle := g.idle
 	if idle == nil {
 		idle = debug.FreeOSMemory

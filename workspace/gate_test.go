@@ -13,17 +13,41 @@ import (
 )
 
 // TestGateBounds: no more than the gate's size run at once, the rest wait
-// and all run; the idle hook runs once the burst is over.
+// and all run; the idle hook runs once the burst is over, and never after
+// builds that did not queue.
 func TestGateBounds(t *testing.T) {
 	g := NewGate(3)
 	idle := make(chan struct{}, 10)
 	g.idle = func() { idle <- struct{}{} }
+
+	// One at a time: no burst, no collection.
+	for range 5 {
+		release, err := g.acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	g.mu.Lock()
+	freed := !g.lastFree.IsZero()
+	g.mu.Unlock()
+	if freed {
+		t.Error("builds one at a time caused a collection")
+	}
+
+	// The three slots held, 37 more queue behind them.
+	var held []func()
+	for range 3 {
+		release, err := g.acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
 	var running, peak atomic.Int32
 	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range 40 {
+	for range 37 {
 		wg.Go(func() {
-			<-start
 			release, err := g.acquire(context.Background())
 			if err != nil {
 				t.Error(err)
@@ -41,7 +65,18 @@ func TestGateBounds(t *testing.T) {
 			release() // a second call is a no-op
 		})
 	}
-	close(start)
+	for {
+		g.mu.Lock()
+		busy := g.busy
+		g.mu.Unlock()
+		if busy == 40 {
+			break
+		}
+		runtime.Gosched()
+	}
+	for _, release := range held {
+		release()
+	}
 	wg.Wait()
 	if p := peak.Load(); p < 1 || p > 3 {
 		t.Errorf("peak concurrency %d, want 1 to 3", p)
@@ -49,6 +84,11 @@ func TestGateBounds(t *testing.T) {
 	<-idle // the burst's memory is given back
 	if got := len(g.slots); got != 0 {
 		t.Errorf("%d slots still held", got)
+	}
+	select {
+	case <-idle:
+		t.Error("the idle hook ran more than once")
+	default:
 	}
 }
 
