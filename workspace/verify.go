@@ -213,7 +213,7 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 	// expected to commit .ctxd; records an earlier ctxd left in one that
 	// did not are read where they are.
 	var ignore *Check
-	if rec.InWorkspace && cerr == nil && fileExists(filepath.Join(root, filepath.FromSlash(policy.ConfigPath))) {
+	if rec.InWorkspace && fileExists(filepath.Join(root, filepath.FromSlash(policy.ConfigPath))) {
 		ignore = gitignoreCheck(dir)
 	}
 	st, err := openRecords(root, rec) // writes .ctxd/.gitignore's missing lines
