@@ -140,6 +140,14 @@ var explanations = []Explanation{
 		},
 	},
 	{
+		Code:    "context_record_disk_full",
+		Summary: "the disk that holds ctxd's records is full",
+		Paragraphs: []string{
+			"ctxd records every bundle it builds (an artifact, an audit event and, in a thread, ledger events) before it answers, and the disk that holds the records had no space left (ENOSPC). Nothing was answered without a record. The records are in the workspace's .ctxd/ directory when the workspace has a .ctxd/config.json, otherwise in ctxd/workspaces under $XDG_STATE_HOME (default ~/.local/state).",
+			"What to do: free space on that disk and retry; nothing needs restarting. ctxd verify --root DIR then checks what was recorded: a write the full disk cut short shows as incomplete (exit 6), and ctxd verify --repair completes it.",
+		},
+	},
+	{
 		Code:    "prompt_build_failed",
 		Summary: "the prompt template could not be rendered",
 		Paragraphs: []string{

@@ -71,6 +71,11 @@ func (w *Workspace) Manifest(ctx context.Context, snap *index.Snapshot, req *con
 	if err != nil {
 		return nil, err
 	}
+	release, err := w.gate.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return contextbuilder.BuildManifest(ctx, snap, req, pr.opts)
 }
 
@@ -81,6 +86,11 @@ func (w *Workspace) Budget(ctx context.Context, snap *index.Snapshot, req *conte
 	if err != nil {
 		return nil, err
 	}
+	release, err := w.gate.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return contextbuilder.Budget(ctx, snap, req, pr.opts)
 }
 
@@ -202,7 +212,12 @@ func (w *Workspace) build(ctx context.Context, snap *index.Snapshot, req *contex
 		return nil, nil, stateRefusal(err)
 	}
 	if pr.thread == nil {
-		res, err := contextbuilder.Build(ctx, snap, req, pr.opts)
+		res, release, err := w.sharedBuild(ctx, snap, req, func() (*contextbuilder.Result, error) {
+			return contextbuilder.Build(ctx, snap, req, pr.opts)
+		})
+		if release != nil {
+			defer release() // the record is written under the gate too
+		}
 		if err != nil {
 			_ = w.auditSelection(req, nil, nil, nil, err) // likewise
 			return nil, nil, err
@@ -227,6 +242,15 @@ func (w *Workspace) buildThread(ctx context.Context, snap *index.Snapshot, req *
 	if err != nil {
 		return nil, nil, err
 	}
+	// The gate before the ledger's lock, always in that order: a build
+	// holding the lock never waits for a slot another build holds while
+	// waiting for the lock. A thread's builds are not shared: each
+	// resolves its refs against the ledger as it is.
+	release, err := w.gate.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	correlation, reqFP, err := contextbuilder.RequestIdentity(snap, root, req)
 	if err != nil {
 		return nil, nil, err
@@ -307,6 +331,10 @@ func userInputOf(req *contextbuilder.Request) string {
 	return ""
 }
 
+// putCanonical writes an artifact; a test replaces it to inject a write
+// error (a full disk) without filling one.
+var putCanonical = (*store.Store).PutCanonical
+
 // putContext stores a build's outputs as a contexts artifact.
 func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadID string) (string, error) {
 	a := contextArtifact{
@@ -328,7 +356,7 @@ func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadI
 	// The artifact is written from the canonical bytes made while
 	// building, not encoded and canonicalized again: see
 	// contextArtifact.canonical.
-	sha, err := w.store.PutCanonical(store.KindContext, a.canonical())
+	sha, err := putCanonical(w.store, store.KindContext, a.canonical())
 	if err != nil {
 		return "", fmt.Errorf("writing the context artifact: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace/ledger"
@@ -22,6 +23,12 @@ const (
 	// RefuseSelectionFailed is seed 001's context_selection_failed: the
 	// selection could not be recorded (artifact, ledger or audit write).
 	RefuseSelectionFailed contextbuilder.RefusalCode = policy.ReasonSelectionFailed
+	// RefuseRecordDiskFull is ctxd's addition beside seed 001's
+	// context_selection_failed: the record could not be written because
+	// the disk holding it is full (ENOSPC). It has its own code because
+	// its remedy is the user's (free space), not a permission or a bug,
+	// and a client may retry once space is free.
+	RefuseRecordDiskFull contextbuilder.RefusalCode = "context_record_disk_full"
 )
 
 // rawJSON is a JSON document stored as is.
@@ -51,7 +58,17 @@ func asRefusal(err error) error {
 // stateRefusal refuses an operation that must be recorded when the
 // record (see Locate) could not be opened or written; err names the
 // directory.
+//
+// A full disk (ENOSPC) is [RefuseRecordDiskFull], whose message names no
+// path: the error's own text holds the absolute name of a temporary file.
 func stateRefusal(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return &contextbuilder.Refusal{
+			Code:    RefuseRecordDiskFull,
+			Message: "ctxd records every bundle it builds and cannot: no space is left on the disk that holds the records (" + recordsWhere + "); nothing was answered without a record",
+			Advice:  "free disk space there, then retry; `ctxd verify --root DIR` checks what was recorded",
+		}
+	}
 	return &contextbuilder.Refusal{
 		Code:    RefuseSelectionFailed,
 		Message: fmt.Sprintf("ctxd records every bundle it builds and cannot: %v", err),
@@ -61,4 +78,8 @@ func stateRefusal(err error) error {
 
 // recordsAdvice tells the user how to make the record writable, wherever
 // it is.
-const recordsAdvice = "make the records directory writable (a directory, not a link): .ctxd in a workspace with a .ctxd/config.json, else ctxd/workspaces under $XDG_STATE_HOME (default ~/.local/state)"
+const recordsAdvice = "make the records directory writable (a directory, not a link): " + recordsWhere
+
+// recordsWhere names where records live, relative to the workspace or to
+// the user's state directory (see Locate).
+const recordsWhere = ".ctxd in a workspace with a .ctxd/config.json, else ctxd/workspaces under $XDG_STATE_HOME (default ~/.local/state)"

@@ -74,7 +74,9 @@ func NewService(opts ServiceOptions) *Service {
 	if s.redactor == nil {
 		s.redactor = secrets.Default()
 	}
-	s.folders = NewRegistry(Options{Now: s.now})
+	// One gate for every folder: the bound is the process's memory, not
+	// a folder's.
+	s.folders = NewRegistry(Options{Now: s.now, Gate: NewGate(DefaultGateSize())})
 	if opts.Index.Logger == nil {
 		opts.Index.Logger = s.log
 	}

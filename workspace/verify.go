@@ -3,10 +3,13 @@ package workspace
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/contextbuilder"
@@ -20,6 +23,10 @@ const (
 	StatusOK       = "ok"
 	StatusMismatch = "mismatch"
 	StatusSkipped  = "skipped"
+	// StatusIncomplete is what an interrupted write left (a journal's last
+	// line cut short, a projection behind its journal): nothing forged and
+	// nothing trusted, completed by [Repair] (`ctxd verify --repair`).
+	StatusIncomplete = ledger.StatusIncomplete
 )
 
 // Check is one verified item: a ledger or audit event, an artifact, or
@@ -40,7 +47,9 @@ type Check struct {
 }
 
 // Report is the outcome of [Verify]. OK is true when no check is a
-// mismatch; checks are in the order ledger, audit, artifacts, config.
+// mismatch or incomplete; checks are in the order ledger, audit,
+// artifacts, config. A report whose only findings are incomplete ones
+// describes an interrupted write, not tampering.
 type Report struct {
 	OK                  bool    `json:"ok"`
 	Mode                string  `json:"mode"`
@@ -56,27 +65,114 @@ type Counts struct {
 	Artifacts    int `json:"artifacts"`
 	Mismatches   int `json:"mismatches"`
 	Skipped      int `json:"skipped"`
+	// Incomplete counts the checks an interrupted write explains and
+	// [Repair] completes.
+	Incomplete int `json:"incomplete"`
 }
 
 // ProjectionFile is the ledger's SQLite projection, relative to the records
 // directory (see [Locate]).
 const ProjectionFile = "ledger.sqlite"
 
-// RepairProjection rebuilds the ledger.sqlite of root's records (see
-// [Locate]) from the ledger journal ([ledger.Project]), replacing whatever
-// is there, and reports whether it did: a workspace without records has
-// nothing to repair (and gets none). Verification never does this on its
-// own: `ctxd verify --repair` asks for it.
+// RepairProjection is [Repair] reporting only whether it did anything.
 func RepairProjection(root string) (bool, error) {
+	done, err := Repair(root)
+	return len(done) > 0, err
+}
+
+// Repair completes what interrupted writes left in root's records (see
+// [Locate]) and says what it did, one ok check per repair, in the order
+// done; a workspace without records has nothing to repair (and gets none).
+// Verification never does this on its own: `ctxd verify --repair` asks
+// for it.
+//
+//   - A journal (the ledger, the audit trail) whose only finding is an
+//     incomplete last line gets that line moved to <journal>.torn-<nanos>,
+//     as the next append would. A journal with any mismatch is left as it
+//     is: tampering is for a person to look at, and its evidence stays.
+//   - The SQLite projection is rebuilt from the ledger journal, replacing
+//     whatever is there (it is derived data, and the journal is the truth).
+func Repair(root string) ([]Check, error) {
 	rec, ok, err := existingRecords(root)
 	if err != nil || !ok {
-		return false, err
+		return nil, err
 	}
 	dir := rec.Dir
-	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
-		return false, fmt.Errorf("repairing the projection: %w", err)
+	prefix := ""
+	if rec.InWorkspace {
+		prefix = store.Dir
 	}
-	return true, nil
+	var done []Check
+	for _, j := range []struct {
+		source, rel string
+		check       func(string) ([]ledger.Check, error)
+		open        func(string) error
+	}{
+		{ledger.SourceLedger, path.Join("ledger", ledger.JournalFile),
+			func(p string) ([]ledger.Check, error) {
+				return ledger.VerifyLedger(filepath.Dir(p), ledger.VerifyOptions{Mode: ledger.ModeStream})
+			},
+			func(p string) error { _, err := ledger.Open(filepath.Dir(p), nil); return err }},
+		{ledger.SourceAudit, "audit.jsonl", ledger.VerifyAudit,
+			func(p string) error { _, err := ledger.OpenAudit(p, nil); return err }},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(j.rel))
+		checks, err := j.check(p)
+		if err != nil {
+			return done, fmt.Errorf("repairing %s: %w", j.rel, err)
+		}
+		if !onlyIncompleteTail(checks) {
+			continue
+		}
+		before, _ := filepath.Glob(p + ".torn-*")
+		if err := j.open(p); err != nil { // opening moves the torn tail aside
+			return done, fmt.Errorf("repairing %s: %w", j.rel, err)
+		}
+		after, _ := filepath.Glob(p + ".torn-*")
+		moved := "aside"
+		if added := newNames(before, after); len(added) == 1 {
+			moved = "to " + path.Join(prefix, path.Dir(j.rel), filepath.Base(added[0]))
+		}
+		done = append(done, Check{Source: j.source, Name: path.Join(prefix, j.rel), Status: StatusOK, Field: "line",
+			Message: "the incomplete last line an interrupted write left was moved " + moved + " by --repair"})
+	}
+	if err := ledger.Project(filepath.Join(dir, "ledger"), filepath.Join(dir, ProjectionFile)); err != nil {
+		return done, fmt.Errorf("repairing the projection: %w", err)
+	}
+	done = append(done, Check{Source: ledger.SourceLedger, Name: path.Join(prefix, ProjectionFile), Status: StatusOK, Field: ledger.FieldProjection,
+		Message: "rebuilt from the ledger (" + path.Join(prefix, "ledger", ledger.JournalFile) + ") by --repair"})
+	return done, nil
+}
+
+// onlyIncompleteTail reports whether a journal's checks hold an incomplete
+// last line and no mismatch. The projection's findings do not count: Repair
+// rebuilds it whatever they are.
+func onlyIncompleteTail(checks []ledger.Check) bool {
+	tail := false
+	for _, c := range checks {
+		if c.Field == ledger.FieldProjection || strings.HasPrefix(c.Field, ledger.FieldProjection+".") {
+			continue
+		}
+		switch {
+		case c.Status == ledger.StatusMismatch:
+			return false
+		case c.Status == ledger.StatusIncomplete && c.EventIndex < 0 && c.Field == "line":
+			tail = true
+		}
+	}
+	return tail
+}
+
+// newNames returns the names in after that are not in before (both
+// sorted, as filepath.Glob returns them).
+func newNames(before, after []string) []string {
+	var out []string
+	for _, n := range after {
+		if _, found := slices.BinarySearch(before, n); !found {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Verify replays what ctxd recorded for root, wherever that is: in
@@ -113,7 +209,14 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 	} else {
 		r.ContextConfigDigest = cfg.Digest
 	}
-	st, err := openRecords(root, rec)
+	// Only a workspace that opted in (its .ctxd/config.json exists) is
+	// expected to commit .ctxd; records an earlier ctxd left in one that
+	// did not are read where they are.
+	var ignore *Check
+	if rec.InWorkspace && fileExists(filepath.Join(root, filepath.FromSlash(policy.ConfigPath))) {
+		ignore = gitignoreCheck(dir)
+	}
+	st, err := openRecords(root, rec) // writes .ctxd/.gitignore's missing lines
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -151,8 +254,49 @@ func Verify(root string, mode ledger.Mode) (*Report, error) {
 		r.Counts.Artifacts++
 		r.add(c)
 	}
-	r.OK = r.Counts.Mismatches == 0
+	if ignore != nil {
+		r.add(*ignore)
+	}
+	r.OK = r.Counts.Mismatches == 0 && r.Counts.Incomplete == 0
 	return r, nil
+}
+
+// gitignoreCheck checks the .gitignore of records kept in the workspace
+// (dir is its .ctxd): it must hold ctxd's lines, which keep the records
+// out of commits. nil when it does. Opening the records then writes the
+// missing lines, so the finding says what was found and that it was
+// fixed: it is incomplete, not a mismatch, since no digest is involved.
+func gitignoreCheck(dir string) *Check {
+	name := path.Join(store.Dir, ".gitignore")
+	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	var msg string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "is missing"
+	case err != nil:
+		msg = "cannot be read (" + oneLineErr(err, dir) + ")"
+	default:
+		missing := store.GitignoreMissing(string(data))
+		if len(missing) == 0 {
+			return nil
+		}
+		msg = "lacks ctxd's lines " + strings.Join(missing, ", ")
+	}
+	return &Check{Source: "config", Name: name, Status: StatusIncomplete, Field: "gitignore",
+		Message: msg + ": nothing kept the records out of commits; ctxd has now added its lines (opening the records does); " +
+			"check `git status` and `git log -- .ctxd` for records already committed"}
+}
+
+// fileExists reports whether name exists (as anything).
+func fileExists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
+}
+
+// oneLineErr is err's text on one line, with dir (an absolute path)
+// replaced by .ctxd.
+func oneLineErr(err error, dir string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), dir, store.Dir)), " ")
 }
 
 func (r *Report) add(c Check) {
@@ -161,6 +305,8 @@ func (r *Report) add(c Check) {
 		r.Counts.Mismatches++
 	case StatusSkipped:
 		r.Counts.Skipped++
+	case StatusIncomplete:
+		r.Counts.Incomplete++
 	}
 	r.Checks = append(r.Checks, c)
 }

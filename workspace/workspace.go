@@ -23,6 +23,9 @@ type Options struct {
 	// timestamps of ledger and audit lines; nil means time.Now. It never
 	// reaches a digest or fingerprint.
 	Now func() time.Time
+	// Gate bounds the builds running at once, shared by every workspace
+	// of a [Service]; nil bounds nothing.
+	Gate *Gate
 }
 
 // Workspace is one workspace folder's ctxd state. Open loads the
@@ -53,6 +56,9 @@ type Workspace struct {
 	stateErr  error // the record could not be opened: builds cannot be recorded
 
 	policySHA string // the context_policies artifact of the loaded config
+
+	gate    *Gate   // see Options.Gate
+	flights flights // builder runs that identical requests share (sharedBuild)
 }
 
 // Open loads the workspace at root: .ctxd/config.json and .ctxd/templates
@@ -62,7 +68,7 @@ type Workspace struct {
 // state directory otherwise), recording a context_policy_loaded audit
 // event.
 func Open(root string, opts Options) *Workspace {
-	w := &Workspace{root: root, now: opts.Now}
+	w := &Workspace{root: root, now: opts.Now, gate: opts.Gate}
 	if w.now == nil {
 		w.now = time.Now
 	}

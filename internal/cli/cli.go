@@ -155,7 +155,7 @@ var exitCodeHelp = map[string]string{
 	"index": "  0  indexed\n  1  internal error, or the folder failed to index\n  2  usage error\n",
 	"record": "  0  recorded: the EXECUTION event is on stdout\n  1  internal error\n  2  usage error\n" +
 		"  3  refused: stdout holds {\"refusal\": …} (e.g. no INTENT for the turn); 'ctxd explain CODE' says more\n",
-	"verify":  "  0  everything verifies\n  1  internal error\n  2  usage error\n  4  something does not verify\n",
+	"verify":  "  0  everything verifies\n  1  internal error\n  2  usage error\n  4  something does not verify (a digest, a chain link, a hash: tampering)\n  6  only what an interrupted write leaves (a cut last line, a projection behind): not tampering; --repair completes it\n",
 	"explain": "  0  explained\n  2  usage error, or a code ctxd does not know\n",
 }
 

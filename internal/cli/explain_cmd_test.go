@@ -57,7 +57,7 @@ func TestExplanationsCoverEveryCode(t *testing.T) {
 		contextbuilder.RefuseUnsupportedTarget, contextbuilder.RefuseOutsideSandbox, contextbuilder.RefuseTargetNotFound,
 		policy.ReasonReadFailed, policy.ReasonInvalid, policy.ReasonOverrideInvalid, policy.ReasonNamespaceDenied,
 		policy.ReasonExceedsMaxItems, policy.ReasonExceedsMaxBytes, workspace.RefuseMaxUserMessages, policy.ReasonSelectionFailed,
-		prompt.ReasonBuildFailed, prompt.ReasonWriteFailed,
+		workspace.RefuseRecordDiskFull, prompt.ReasonBuildFailed, prompt.ReasonWriteFailed,
 		ledger.CodeRefNotFound, ledger.CodeCrossThreadRef, ledger.CodeMaxRefsExceeded, ledger.CodeEmptyRefsDenied,
 	}
 	for _, c := range change.Codes() {

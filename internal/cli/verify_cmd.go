@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/ledger"
@@ -11,23 +12,33 @@ import (
 )
 
 // exitMismatch is the exit code of a verification that found anything
-// that does not verify.
+// that does not verify: a digest, a chain link, an artifact's hash, a
+// forged projection row.
 const exitMismatch = 4
+
+// exitIncomplete is the exit code of a verification whose only findings
+// are what an interrupted write leaves (a journal's last line cut short, a
+// projection behind its journal): not tampering, and `ctxd verify
+// --repair` completes it.
+const exitIncomplete = 6
 
 const verifySynopsis = "verify --root DIR [--mode stream|ledger] [--repair] [--json] [--verbose]"
 
 // runVerify replays what ctxd recorded under DIR/.ctxd (ledger, audit
 // trail, artifacts) and prints one line per check, or the report as JSON.
 // It never writes over anything, except with --repair, which first
-// rebuilds the SQLite projection (.ctxd/ledger.sqlite) from the ledger and
-// says so (a line on stdout; in the JSON report, a first check with field
-// "projection"). Exit codes: 0 everything verifies, 4 anything does not, 2
-// usage, 1 internal error.
+// completes what interrupted writes left (a journal's incomplete last line
+// moved aside, when the journal has no mismatch) and rebuilds the SQLite
+// projection (.ctxd/ledger.sqlite) from the ledger, and says so (a line
+// per repair on stdout; in the JSON report, first checks with status ok).
+// Exit codes: 0 everything verifies, 4 anything does not verify
+// (tampering), 6 only incomplete findings (an interrupted write: run
+// --repair), 2 usage, 1 internal error.
 func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("verify", verifySynopsis, stderr, stdout)
 	root := fs.String("root", "", "workspace folder whose .ctxd to verify (required)")
 	mode := fs.String("mode", string(ledger.ModeStream), "stream: replay the ledger file; ledger: project it (in memory) and verify from SQL queries, writing .ctxd/ledger.sqlite when it is missing. Both compare an existing .ctxd/ledger.sqlite with a fresh projection")
-	repair := fs.Bool("repair", false, "rebuild .ctxd/ledger.sqlite from the ledger before verifying (verification alone never overwrites it)")
+	repair := fs.Bool("repair", false, "before verifying, complete what interrupted writes left: move a journal's incomplete last line aside (only when the journal has no mismatch) and rebuild .ctxd/ledger.sqlite from the ledger (verification alone never writes)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/schemas/verify_report.schema.json)")
 	verbose := fs.Bool("verbose", false, "list every check, not only mismatches and skipped ones")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -47,9 +58,9 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	repaired := false
+	var repaired []workspace.Check
 	if *repair {
-		if repaired, err = workspace.RepairProjection(dir); err != nil {
+		if repaired, err = workspace.Repair(dir); err != nil {
 			return fail(exitInternal, "%v", err)
 		}
 	}
@@ -57,12 +68,13 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitInternal, "%v", err)
 	}
-	if repaired {
-		rep.Checks = append([]workspace.Check{{Source: ledger.SourceLedger, Name: repairedName, Status: workspace.StatusOK,
-			Field: ledger.FieldProjection, Message: repairedMessage}}, rep.Checks...)
+	if len(repaired) > 0 {
+		rep.Checks = append(slices.Clip(repaired), rep.Checks...)
 		if !*asJSON {
-			if _, err := fmt.Fprintf(stdout, "repaired: %s %s\n", repairedName, repairedMessage); err != nil {
-				return fail(exitInternal, "writing the report: %v", err)
+			for _, c := range repaired {
+				if _, err := fmt.Fprintf(stdout, "repaired: %s %s\n", c.Name, c.Message); err != nil {
+					return fail(exitInternal, "writing the report: %v", err)
+				}
 			}
 		}
 	}
@@ -74,17 +86,20 @@ func runVerify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitInternal, "writing the report: %v", err)
 	}
-	if !rep.OK {
+	return verifyExit(rep)
+}
+
+// verifyExit is the exit code of a report: a mismatch wins over an
+// incomplete finding, since tampering and a crash can meet.
+func verifyExit(r *workspace.Report) int {
+	switch {
+	case r.Counts.Mismatches > 0:
 		return exitMismatch
+	case r.Counts.Incomplete > 0:
+		return exitIncomplete
 	}
 	return exitOK
 }
-
-// What --repair rebuilt, as the report names it.
-const (
-	repairedName    = ".ctxd/" + workspace.ProjectionFile
-	repairedMessage = "rebuilt from the ledger (.ctxd/ledger/events.jsonl) by --repair"
-)
 
 // formatVerify writes one line per mismatch or skipped check (per check
 // when verbose) and a summary line.
@@ -112,16 +127,25 @@ func formatVerify(w io.Writer, r *workspace.Report, verbose bool) error {
 			}
 		case workspace.StatusSkipped:
 			p("SKIPPED   %s: %s\n", what, markdown.OneLine(c.Message))
+		case workspace.StatusIncomplete:
+			p("INCOMPLETE %s: %s: %s\n", what, c.Field, markdown.OneLine(c.Message))
 		default:
 			p("MISMATCH  %s: %s: %s\n", what, c.Field, markdown.OneLine(c.Message))
 		}
 	}
 	verdict := "verified"
-	if !r.OK {
+	switch {
+	case r.Counts.Mismatches > 0:
 		verdict = "NOT verified"
+	case r.Counts.Incomplete > 0:
+		verdict = "incomplete (an interrupted write, not tampering; `ctxd verify --repair` completes it)"
 	}
-	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches, %d skipped; .ctxd/config.json %s\n",
-		verdict, r.Mode, r.Counts.LedgerEvents, r.Counts.AuditEvents, r.Counts.Artifacts, r.Counts.Mismatches, r.Counts.Skipped, configLabel(r.ContextConfigDigest))
+	incomplete := ""
+	if r.Counts.Incomplete > 0 {
+		incomplete = fmt.Sprintf(", %d incomplete", r.Counts.Incomplete)
+	}
+	p("%s (%s replay): %d ledger events, %d audit events, %d artifacts, %d mismatches%s, %d skipped; .ctxd/config.json %s\n",
+		verdict, r.Mode, r.Counts.LedgerEvents, r.Counts.AuditEvents, r.Counts.Artifacts, r.Counts.Mismatches, incomplete, r.Counts.Skipped, configLabel(r.ContextConfigDigest))
 	return errors.Join(errs...)
 }
 

@@ -54,7 +54,7 @@ func buildTurn(t *testing.T, dir string, extra ...string) (int, string) {
 func verifyJSON(t *testing.T, dir string, args ...string) (int, workspace.Report) {
 	t.Helper()
 	code, stdout, stderr := runCLI(t, append([]string{"verify", "--root", dir, "--json"}, args...)...)
-	if code != exitOK && code != exitMismatch {
+	if code != exitOK && code != exitMismatch && code != exitIncomplete {
 		t.Fatalf("ctxd verify --json: exit %d\nstderr:\n%s", code, stderr)
 	}
 	cbtest.Validate(t, "verify_report.schema.json", []byte(stdout))
@@ -292,4 +292,113 @@ func TestVerifyProjectionCLI(t *testing.T) {
 	if code != exitOK || !r.OK || len(r.Checks) == 0 || r.Checks[0].Field != "projection" || !strings.Contains(r.Checks[0].Message, "--repair") {
 		t.Errorf("--json --repair: exit %d, ok %v, first check %+v", code, r.OK, r.Checks)
 	}
+}
+
+// TestVerifyInterruptedCLI: what a process killed while recording leaves
+// (the ledger's or the audit trail's last line cut short, the projection
+// behind the ledger) exits 6, not 4; --repair completes it and exits 0;
+// a real tamper exits 4, with or without --repair, and --repair leaves the
+// tampered journal as it is.
+func TestVerifyInterruptedCLI(t *testing.T) {
+	dir := indextest.WriteTree(t, verifyWorkspace)
+	if code, _ := buildTurn(t, dir, "--thread-id", "th", "--turn-id", "t1", "--intent", "double faster"); code != exitOK {
+		t.Fatalf("turn t1: exit %d", code)
+	}
+	if code, stdout, stderr := runCLI(t, "verify", "--root", dir, "--repair"); code != exitOK {
+		t.Fatalf("writing the projection: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// cut keeps the file up to the middle of its last line.
+	cut := func(t *testing.T, path string) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := strings.LastIndexByte(string(data[:len(data)-1]), '\n') + 1
+		if err := os.Truncate(path, int64(start+(len(data)-start)/2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyOf := func(t *testing.T) string {
+		t.Helper()
+		cp := t.TempDir()
+		if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		return cp
+	}
+	// unprojected records turn t2 and puts the projection back as it was
+	// before: what a kill between the ledger's append and the
+	// projection's rewrite leaves.
+	unprojected := func(t *testing.T, cp string) {
+		t.Helper()
+		old, err := os.ReadFile(filepath.Join(cp, ".ctxd", "ledger.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := buildTurn(t, cp, "--thread-id", "th", "--turn-id", "t2", "--parent-turn-id", "t1", "--ref", "intent:t1"); code != exitOK {
+			t.Fatalf("turn t2: exit %d", code)
+		}
+		if err := os.WriteFile(filepath.Join(cp, ".ctxd", "ledger.sqlite"), old, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, cp string)
+	}{
+		{"projection behind", unprojected},
+		{"ledger cut mid-line", func(t *testing.T, cp string) {
+			// Killed in the middle of writing turn t2's INTENT and
+			// DECISION: the projection was not rewritten either.
+			unprojected(t, cp)
+			cut(t, filepath.Join(cp, ".ctxd", "ledger", "events.jsonl"))
+		}},
+		{"audit cut mid-line", func(t *testing.T, cp string) { cut(t, filepath.Join(cp, ".ctxd", "audit.jsonl")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := copyOf(t)
+			tc.setup(t, cp)
+			for _, mode := range []string{"stream", "ledger"} {
+				code, stdout, _ := runCLI(t, "verify", "--root", cp, "--mode", mode)
+				if code != exitIncomplete || !strings.Contains(stdout, "INCOMPLETE ") || strings.Contains(stdout, "MISMATCH") || !strings.Contains(stdout, "--repair") {
+					t.Errorf("--mode %s: exit %d, want %d with INCOMPLETE and no MISMATCH:\n%s", mode, code, exitIncomplete, stdout)
+				}
+			}
+			code, r := verifyJSON(t, cp)
+			if code != exitIncomplete || r.OK || r.Counts.Mismatches != 0 || r.Counts.Incomplete == 0 {
+				t.Errorf("--json: exit %d, ok %v, counts %+v; want %d, not ok, incomplete only", code, r.OK, r.Counts, exitIncomplete)
+			}
+			code, stdout, stderr := runCLI(t, "verify", "--root", cp, "--repair")
+			if code != exitOK || !strings.Contains(stdout, "repaired: ") || strings.Contains(stdout, "INCOMPLETE") {
+				t.Errorf("--repair: exit %d, want 0:\n%s%s", code, stdout, stderr)
+			}
+			if code, stdout, _ := runCLI(t, "verify", "--root", cp, "--mode", "ledger"); code != exitOK {
+				t.Errorf("after --repair: exit %d:\n%s", code, stdout)
+			}
+		})
+	}
+
+	t.Run("tamper", func(t *testing.T) {
+		cp := copyOf(t)
+		path := filepath.Join(cp, ".ctxd", "ledger", "events.jsonl")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/3] ^= 0x01
+		cut(t, filepath.Join(cp, ".ctxd", "audit.jsonl")) // a crash as well
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, _ := runCLI(t, "verify", "--root", cp); code != exitMismatch || !strings.Contains(stdout, "NOT verified") {
+			t.Errorf("exit %d, want %d:\n%s", code, exitMismatch, stdout)
+		}
+		if code, stdout, _ := runCLI(t, "verify", "--root", cp, "--repair"); code != exitMismatch {
+			t.Errorf("--repair: exit %d, want %d:\n%s", code, exitMismatch, stdout)
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(data) {
+			t.Error("--repair changed a tampered journal")
+		}
+	})
 }

@@ -145,7 +145,7 @@ func refusalCodes() []string {
 		contextbuilder.RefuseUnsupportedTarget, contextbuilder.RefuseOutsideSandbox, contextbuilder.RefuseTargetNotFound,
 		policy.ReasonReadFailed, policy.ReasonInvalid, policy.ReasonOverrideInvalid,
 		contextbuilder.RefuseNamespaceDenied, contextbuilder.RefuseExceedsMaxItems, contextbuilder.RefuseExceedsMaxBytes,
-		workspace.RefuseMaxUserMessages, workspace.RefuseSelectionFailed,
+		workspace.RefuseMaxUserMessages, workspace.RefuseSelectionFailed, workspace.RefuseRecordDiskFull,
 		prompt.ReasonBuildFailed, prompt.ReasonWriteFailed,
 		ledger.CodeRefNotFound, ledger.CodeCrossThreadRef, ledger.CodeMaxRefsExceeded, ledger.CodeEmptyRefsDenied,
 	)

@@ -215,3 +215,15 @@ func editPayload[T any](t testing.TB, m map[string]json.RawMessage, edit func(p 
 	}
 	m["payload"] = raw
 }
+
+// notOK returns the checks that are neither ok nor skipped: mismatches and
+// incomplete findings.
+func notOK(checks []Check) []Check {
+	var out []Check
+	for _, c := range checks {
+		if c.Status == StatusMismatch || c.Status == StatusIncomplete {
+			out = append(out, c)
+		}
+	}
+	return out
+}

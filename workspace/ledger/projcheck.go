@@ -82,21 +82,121 @@ func readJournalAndProjection(path, projPath string) (data []byte, exists bool, 
 }
 
 // checkProjection compares the projection file's bytes disk with fresh,
-// the image of the journal as it is now, and returns the file-level
-// mismatches: none when they are byte for byte equal. Otherwise the file
-// is opened (from memory) and every row of every table compared with the
-// fresh projection's, each differing row a finding naming its table and
-// key; a file SQLite cannot read is one finding, and so is a file whose
-// rows all match but whose bytes do not (free pages, padding, header).
-func checkProjection(name string, disk, fresh []byte) ([]Check, error) {
+// the image of the journal as it is now (data, read from journalPath),
+// and returns the file-level findings: none when they are byte for byte
+// equal. A file that is byte for byte the projection of an earlier state
+// of this journal (see [behindBy]) is one incomplete finding: an update
+// that a crash interrupted, not a forgery. Otherwise the file is opened
+// (from memory) and every row of every table compared with the fresh
+// projection's, each differing row a finding naming its table and key; a
+// file SQLite cannot read is one finding, and so is a file whose rows all
+// match but whose bytes do not (free pages, padding, header).
+func checkProjection(name string, disk, fresh, data []byte, journalPath string) ([]Check, error) {
 	if bytes.Equal(disk, fresh) {
 		return nil, nil
+	}
+	if n, ok := behindBy(disk, data, journalPath); ok {
+		lines, _ := splitLines(data)
+		return []Check{{Source: SourceLedger, EventIndex: -1, Status: StatusIncomplete, Field: FieldProjection,
+			Message: fmt.Sprintf("%s is the projection of the ledger's first %d of %d events: an update was interrupted (a crash between an append and the projection's rewrite); "+
+				"every row it holds is the ledger's. `ctxd verify --repair` brings it up to date", name, n, len(lines))}}, nil
 	}
 	want, err := imageTables(fresh)
 	if err != nil {
 		return nil, fmt.Errorf("reading the fresh projection: %w", err)
 	}
 	return compareProjection(name, disk, fresh, want), nil
+}
+
+// maxTornCandidates bounds the moved-aside tails behindBy reads.
+const maxTornCandidates = 64
+
+// behindBy reports whether disk is, byte for byte, the projection ctxd
+// wrote of an earlier state of the journal whose bytes are now data, and
+// of how many complete lines. Every projection ctxd writes is of the whole
+// journal at that moment, and the journal only grows by whole lines or
+// loses a torn tail (moved to <journal>.torn-<nanos>), so an earlier state
+// is a prefix of data ending at a newline, plus, when the projection
+// recorded a torn tail (meta torn_tail_bytes), one of the moved-aside
+// tails. The candidate is projected again and compared whole, so a file
+// anyone changed is never taken for one that is only behind.
+func behindBy(disk, data []byte, journalPath string) (int, bool) {
+	sourceBytes, torn, ok := projectedSize(disk)
+	if !ok {
+		return 0, false
+	}
+	keep := sourceBytes - torn
+	if keep < 0 || keep > len(data) || (keep > 0 && data[keep-1] != '\n') {
+		return 0, false
+	}
+	prefix := data[:keep]
+	var candidates [][]byte
+	if torn == 0 {
+		candidates = append(candidates, prefix)
+	} else {
+		for _, t := range tornTails(journalPath, torn) {
+			candidates = append(candidates, append(slices.Clip(prefix), t...))
+		}
+	}
+	for _, c := range candidates {
+		if bytes.Equal(c, data) {
+			continue // the fresh projection, which disk is not
+		}
+		img, err := projectionImage(c)
+		if err == nil && bytes.Equal(img, disk) {
+			lines, _ := splitLines(c)
+			return len(lines), true
+		}
+	}
+	return 0, false
+}
+
+// projectedSize reads meta source_bytes and torn_tail_bytes of a
+// projection image; ok is false when the image is not readable as one.
+func projectedSize(img []byte) (sourceBytes, torn int, ok bool) {
+	db, conn, err := imageConn(img)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer db.Close()
+	defer conn.Close()
+	ctx := context.Background()
+	var src, tail string
+	if conn.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'source_bytes'`).Scan(&src) != nil ||
+		conn.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'torn_tail_bytes'`).Scan(&tail) != nil {
+		return 0, 0, false
+	}
+	sourceBytes, err1 := strconv.Atoi(src)
+	torn, err2 := strconv.Atoi(tail)
+	if err1 != nil || err2 != nil || sourceBytes < 0 || torn < 0 {
+		return 0, 0, false
+	}
+	return sourceBytes, torn, true
+}
+
+// tornTails returns the contents of the moved-aside tails of the journal
+// at journalPath that are size bytes long, in name order, at most
+// maxTornCandidates of them.
+func tornTails(journalPath string, size int) [][]byte {
+	names, err := filepath.Glob(journalPath + ".torn-*")
+	if err != nil {
+		return nil
+	}
+	slices.Sort(names)
+	var out [][]byte
+	for _, name := range names {
+		if len(out) == maxTornCandidates {
+			break
+		}
+		info, err := os.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() || info.Size() != int64(size) {
+			continue
+		}
+		if b, err := os.ReadFile(name); err == nil && len(b) == size {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // compareProjection is checkProjection for a disk image that differs from

@@ -1,9 +1,12 @@
 package ledger
 
 import (
+	"bytes"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -32,6 +35,13 @@ const (
 	StatusOK       = "ok"
 	StatusMismatch = "mismatch"
 	StatusSkipped  = "skipped"
+	// StatusIncomplete marks what an interrupted write leaves and a repair
+	// completes: a journal's last line cut short (bytes a crashed append
+	// wrote before it died), or a projection that shows an earlier state of
+	// the journal. Nothing it covers is trusted or forged: the finding is
+	// not tampering, and `ctxd verify --repair` (or the next append) clears
+	// it.
+	StatusIncomplete = "incomplete"
 )
 
 // VerifyOptions configures [VerifyLedger].
@@ -61,7 +71,7 @@ type Check struct {
 	// Kind is the event's kind (ledger) or event name (audit) when the
 	// line can be read, else "".
 	Kind   string `json:"kind,omitempty"`
-	Status string `json:"status"` // "ok" | "mismatch" | "skipped"
+	Status string `json:"status"` // "ok" | "mismatch" | "skipped" | "incomplete"
 	// Field is the first differing field: "line" (not JSON, not canonical,
 	// incomplete), "event_index", "prev_digest", "event_digest", "kind",
 	// "payload", "payload.output_digest", "intent_event_index",
@@ -118,7 +128,7 @@ func VerifyLedger(dir string, opts VerifyOptions) ([]Check, error) {
 	}
 	var projChecks []Check
 	if disk != nil {
-		if projChecks, err = checkProjection(projectionName(opts.SQLitePath), disk, fresh); err != nil {
+		if projChecks, err = checkProjection(projectionName(opts.SQLitePath), disk, fresh, data, path); err != nil {
 			return nil, fmt.Errorf("verifying ledger: %w", err)
 		}
 	}
@@ -137,14 +147,15 @@ func VerifyLedger(dir string, opts VerifyOptions) ([]Check, error) {
 		}
 		src := &memSource{base: evs}
 		src.buildIndex()
-		checks, err = verifyLedgerLines(lines, len(tail), src, opts)
+		checks, err = verifyLedgerLines(lines, tail, src, opts)
 	case ModeLedger:
 		if disk == nil {
 			if err := writeImage(opts.SQLitePath, fresh, false); err != nil && !errors.Is(err, fs.ErrExist) {
 				return nil, fmt.Errorf("verifying ledger: writing the projection: %w", err)
 			}
 		}
-		checks, err = verifyImage(fresh, opts)
+		_, tail := splitLines(data)
+		checks, err = verifyImage(fresh, tail, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -153,8 +164,11 @@ func VerifyLedger(dir string, opts VerifyOptions) ([]Check, error) {
 }
 
 // verifyImage runs the checks against a projection image, reading
-// everything through SQL.
-func verifyImage(img []byte, opts VerifyOptions) ([]Check, error) {
+// everything through SQL. tail is the journal's bytes after its last
+// newline, which the projection records only by length (meta
+// torn_tail_bytes): whether they are a write cut short or something else
+// depends on the bytes.
+func verifyImage(img, tail []byte, opts VerifyOptions) ([]Check, error) {
 	db, conn, err := imageConn(img)
 	if err != nil {
 		return nil, fmt.Errorf("opening the projection: %w", err)
@@ -165,12 +179,15 @@ func verifyImage(img []byte, opts VerifyOptions) ([]Check, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the projection: %w", err)
 	}
+	if torn != len(tail) {
+		return nil, fmt.Errorf("reading the projection: meta torn_tail_bytes is %d, the journal's tail has %d bytes", torn, len(tail))
+	}
 	src, err := newSQLSource(conn)
 	if err != nil {
 		return nil, fmt.Errorf("reading the projection: %w", err)
 	}
 	defer src.close()
-	checks, err := verifyLedgerLines(lines, torn, src, opts)
+	checks, err := verifyLedgerLines(lines, tail, src, opts)
 	if err != nil {
 		return nil, fmt.Errorf("reading the projection: %w", err)
 	}
@@ -178,9 +195,9 @@ func verifyImage(img []byte, opts VerifyOptions) ([]Check, error) {
 }
 
 // verifyLedgerLines is the replay shared by both modes: lines are the
-// complete lines in order, tornLen the length of the bytes after the last
-// newline, src the same events as a source.
-func verifyLedgerLines(lines [][]byte, tornLen int, src source, opts VerifyOptions) ([]Check, error) {
+// complete lines in order, tail the bytes after the last newline, src the
+// same events as a source.
+func verifyLedgerLines(lines [][]byte, tail []byte, src source, opts VerifyOptions) ([]Check, error) {
 	checks := make([]Check, 0, len(lines)+3)
 	prev, prevKnown := genesisDigest, true
 	decisions := 0
@@ -217,7 +234,7 @@ func verifyLedgerLines(lines [][]byte, tornLen int, src source, opts VerifyOptio
 		}
 		checks = append(checks, c)
 	}
-	checks = append(checks, fileChecks(SourceLedger, tornLen)...)
+	checks = append(checks, tailChecks(SourceLedger, JournalFile, tail, len(lines), prev, prevKnown)...)
 	if decisions > 0 && opts.ConfigDigest == "" {
 		checks = append(checks, Check{Source: SourceLedger, EventIndex: -1, Status: StatusSkipped,
 			Field: "boundary.context_config_digest", Message: "no current config digest was given; pinned config digests were not compared"})
@@ -229,13 +246,50 @@ func verifyLedgerLines(lines [][]byte, tornLen int, src source, opts VerifyOptio
 	return checks, nil
 }
 
-// fileChecks reports an incomplete last line.
-func fileChecks(source string, tornLen int) []Check {
-	if tornLen == 0 {
+// tailChecks reports the bytes after a journal's last newline (name is the
+// journal's file name, index and prev what the next line would carry).
+//
+// An append is one write(2) of whole lines, so a process killed in the
+// middle (or a power cut) leaves a prefix of them: the tail is then the
+// start of one JSON object, cut short, or a whole line that verifies as
+// the next one and lacks only its newline. That is an incomplete write,
+// not tampering: it was never chained to, the next append moves it aside,
+// and so does `ctxd verify --repair`. Any other tail (bytes no write of
+// ctxd's begins with, a complete object that does not continue the chain)
+// is a mismatch.
+func tailChecks(source, name string, tail []byte, index int, prev string, prevKnown bool) []Check {
+	if len(tail) == 0 {
 		return nil
 	}
-	return []Check{{Source: source, EventIndex: -1, Status: StatusMismatch, Field: "line",
-		Message: fmt.Sprintf("the file ends with an incomplete line of %d bytes (an interrupted write or a removed newline); it is not trusted, and the next append moves it aside", tornLen)}}
+	if problem := tailProblem(tail, index, prev, prevKnown); problem != "" {
+		return []Check{{Source: source, EventIndex: -1, Status: StatusMismatch, Field: "line",
+			Message: fmt.Sprintf("the file ends with %d bytes after its last newline that no interrupted write leaves: %s", len(tail), problem)}}
+	}
+	return []Check{{Source: source, EventIndex: -1, Status: StatusIncomplete, Field: "line",
+		Message: fmt.Sprintf("the file ends with an incomplete line of %d bytes, a write interrupted by a crash; it was never chained to and is not trusted. "+
+			"`ctxd verify --repair` (or the next append) moves it to %s.torn-<time>", len(tail), name)}}
+}
+
+// tailProblem says why tail cannot be what an interrupted append left, or
+// "" when it can (see tailChecks).
+func tailProblem(tail []byte, index int, prev string, prevKnown bool) string {
+	if tail[0] != '{' {
+		return "it does not start a JSON object"
+	}
+	dec := json.NewDecoder(bytes.NewReader(tail))
+	var v json.RawMessage
+	switch err := dec.Decode(&v); {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "" // an object cut short
+	case err != nil:
+		return "it is not the start of a JSON object"
+	case dec.InputOffset() != int64(len(tail)):
+		return "a JSON object followed by other bytes"
+	}
+	if c := verifyLine(tail, index, prev, prevKnown); c.field != "" {
+		return fmt.Sprintf("a whole line without its newline that does not verify as line %d (%s: %s)", index, c.field, c.message)
+	}
+	return "" // a whole line, cut before its newline
 }
 
 // checkEvent checks a readable event whose line verified: identifiers,
@@ -495,7 +549,7 @@ func VerifyAudit(path string) ([]Check, error) {
 		}
 		checks = append(checks, c)
 	}
-	return append(checks, fileChecks(SourceAudit, len(tail))...), nil
+	return append(checks, tailChecks(SourceAudit, filepath.Base(path), tail, len(lines), prev, prevKnown)...), nil
 }
 
 // sqlNull is a helper for nullable text columns.

@@ -83,3 +83,21 @@ func mergeGitignore(old string) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// GitignoreMissing returns the lines of ctxd's .gitignore (the patterns
+// that keep the records out of commits) that content lacks, in ctxd's
+// order; none when content has them all. A line counts as present as in
+// mergeGitignore.
+func GitignoreMissing(content string) []string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(content, "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var missing []string
+	for _, l := range gitignoreLines {
+		if !have[l] {
+			missing = append(missing, l)
+		}
+	}
+	return missing
+}

@@ -120,7 +120,7 @@ export type Priority = (typeof Priorities)[number];
 export const BlockTypes = ["system", "constraints", "project_meta", "file", "symbol", "error_context", "diff_hint"] as const;
 export type BlockType = (typeof BlockTypes)[number];
 
-export const RefusalCodes = ["REFUSE_CONTEXT_TOO_LARGE", "REFUSE_SECRET_RISK", "REFUSE_AMBIGUOUS_TARGET", "REFUSE_UNSUPPORTED_TARGET", "REFUSE_OUTSIDE_SANDBOX", "REFUSE_TARGET_NOT_FOUND", "context_policy_read_failed", "context_policy_invalid", "context_policy_override_invalid", "context_namespace_denied", "context_selection_exceeds_max_items", "context_selection_exceeds_max_bytes", "context_selection_exceeds_max_user_messages", "context_selection_failed", "prompt_build_failed", "prompt_write_failed", "REF_NOT_FOUND", "CROSS_THREAD_REF", "MAX_REFS_EXCEEDED", "EMPTY_REFS_DENIED"] as const;
+export const RefusalCodes = ["REFUSE_CONTEXT_TOO_LARGE", "REFUSE_SECRET_RISK", "REFUSE_AMBIGUOUS_TARGET", "REFUSE_UNSUPPORTED_TARGET", "REFUSE_OUTSIDE_SANDBOX", "REFUSE_TARGET_NOT_FOUND", "context_policy_read_failed", "context_policy_invalid", "context_policy_override_invalid", "context_namespace_denied", "context_selection_exceeds_max_items", "context_selection_exceeds_max_bytes", "context_selection_exceeds_max_user_messages", "context_selection_failed", "context_record_disk_full", "prompt_build_failed", "prompt_write_failed", "REF_NOT_FOUND", "CROSS_THREAD_REF", "MAX_REFS_EXCEEDED", "EMPTY_REFS_DENIED"] as const;
 export type RefusalCode = (typeof RefusalCodes)[number];
 
 export const VerifyModes = ["stream", "ledger"] as const;
@@ -481,6 +481,7 @@ export interface VerifyCounts {
   artifacts: number;
   mismatches: number;
   skipped: number;
+  incomplete: number;
 }
 
 export interface VerifyCheck {

@@ -108,6 +108,13 @@ export const RefusalExplanations: Readonly<Record<string, RefusalExplanation>> =
       "What to do: make the workspace's .ctxd directory writable (it must be a directory inside the workspace, not a symbolic link), free disk space if needed, then restart ctxd or retry. ctxd verify --root DIR checks what was recorded.",
     ],
   },
+  "context_record_disk_full": {
+    summary: "the disk that holds ctxd's records is full",
+    paragraphs: [
+      "ctxd records every bundle it builds (an artifact, an audit event and, in a thread, ledger events) before it answers, and the disk that holds the records had no space left (ENOSPC). Nothing was answered without a record. The records are in the workspace's .ctxd/ directory when the workspace has a .ctxd/config.json, otherwise in ctxd/workspaces under $XDG_STATE_HOME (default ~/.local/state).",
+      "What to do: free space on that disk and retry; nothing needs restarting. ctxd verify --root DIR then checks what was recorded: a write the full disk cut short shows as incomplete (exit 6), and ctxd verify --repair completes it.",
+    ],
+  },
   "prompt_build_failed": {
     summary: "the prompt template could not be rendered",
     paragraphs: [
