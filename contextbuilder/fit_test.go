@@ -79,8 +79,8 @@ func TestFitMinimal(t *testing.T) {
 			maxInputTokens: 3300,
 			want: fitOutcome{
 				Tokens: 3185, Decision: contextbuilder.DecisionWarn,
-				Removed: []string{"go.mod", "use/a.go", "use/b.go", "use/c.go"},
-				Notes:   []string{fmt.Sprintf(removedOpts, 4, 2640)},
+				Removed: []string{"use/a.go", "use/b.go", "use/c.go"},
+				Notes:   []string{fmt.Sprintf(removedOpts, 3, 2640)},
 			},
 		},
 		{
@@ -91,28 +91,28 @@ func TestFitMinimal(t *testing.T) {
 			want: fitOutcome{
 				Tokens: 2921, Decision: contextbuilder.DecisionWarn,
 				Sliced:  []string{"function Far in lib/far.go (line 4) (SIGNATURES_ONLY)"},
-				Removed: []string{"go.mod", "use/a.go", "use/b.go", "use/c.go"},
-				Notes:   []string{fmt.Sprintf(need, 3000), sliceFar, fmt.Sprintf(removedOpts, 4, 2400)},
+				Removed: []string{"use/a.go", "use/b.go", "use/c.go"},
+				Notes:   []string{fmt.Sprintf(need, 3000), sliceFar, fmt.Sprintf(removedOpts, 3, 2400)},
 			},
 		},
 		{
 			// The target's slice alone fits: the P1 slices before it are
 			// not made, and two callers fill the room, best ranked
-			// first. go.mod is the smallest candidate, but it ranks
-			// after use/c.go, which does not fit.
+			// first; use/c.go does not fit. (go.mod is no candidate:
+			// the step does not concern the build.)
 			name:           "target slice alone, callers in rank order",
 			maxInputTokens: 2000,
 			want: fitOutcome{
 				Tokens: 1215, Decision: contextbuilder.DecisionOK,
 				Sliced:   []string{target},
 				Optional: []string{"use/a.go", "use/b.go"},
-				Removed:  []string{"go.mod", "use/c.go"},
+				Removed:  []string{"use/c.go"},
 				Notes: []string{
 					fmt.Sprintf(need, 2000),
 					"fit: sliced target block app/target.go to TARGET_REGION_ONLY (2585 -> 45 tokens, total 3185 -> 645)",
 					"fit: 2 P1 slices earlier in that order not made: the cuts above alone bring the total within the hard limit of 2000 tokens",
 					"fit: added 2 optional (P2/P3) blocks in rank order in the room the cuts left, within the soft limit of 1600 tokens (total 1215)",
-					fmt.Sprintf(removedOpts, 2, 1600),
+					fmt.Sprintf(removedOpts, 1, 1600),
 				},
 			},
 		},
@@ -124,13 +124,13 @@ func TestFitMinimal(t *testing.T) {
 			want: fitOutcome{
 				Tokens: 381, Decision: contextbuilder.DecisionWarn,
 				Sliced:  []string{target, far},
-				Removed: []string{"go.mod", "use/a.go", "use/b.go", "use/c.go"},
+				Removed: []string{"use/a.go", "use/b.go", "use/c.go"},
 				Notes: []string{
 					fmt.Sprintf(need, 400),
 					sliceFar,
 					"fit: sliced target block app/target.go to TARGET_REGION_ONLY (2585 -> 45 tokens, total 2921 -> 381)",
 					"fit: 1 P1 slice earlier in that order not made: the cuts above alone bring the total within the hard limit of 400 tokens",
-					fmt.Sprintf(removedOpts, 4, 320),
+					fmt.Sprintf(removedOpts, 3, 320),
 				},
 			},
 		},
@@ -142,13 +142,13 @@ func TestFitMinimal(t *testing.T) {
 			want: fitOutcome{
 				Tokens: 219, Decision: contextbuilder.DecisionWarn,
 				Sliced:  []string{target, near},
-				Removed: []string{"go.mod", "lib/far.go", "use/a.go", "use/b.go", "use/c.go"},
+				Removed: []string{"lib/far.go", "use/a.go", "use/b.go", "use/c.go"},
 				Notes: []string{
 					fmt.Sprintf(need, 230),
 					"fit: sliced P1 block Near in lib/near.go to SIGNATURES_ONLY (162 -> 24 tokens, total 3185 -> 3047)",
 					"fit: sliced target block app/target.go to TARGET_REGION_ONLY (2585 -> 45 tokens, total 3047 -> 507)",
 					"fit: removed P1 block Far in lib/far.go (288 tokens, total 507 -> 219)",
-					fmt.Sprintf(removedOpts, 4, 184),
+					fmt.Sprintf(removedOpts, 3, 184),
 				},
 			},
 		},
