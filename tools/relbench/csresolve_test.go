@@ -68,7 +68,11 @@ namespace App
 }`,
 		"App/Nested.cs": `namespace App.Sub {
 	using Lib.Util;
-	class Nested { void F() { StrUtil.Trim(""); MainForm f = null; } }
+	class Nested {
+		// "new Other()" in an initializer is a use, not a member named Other.
+		private Other m_o = new Other();
+		void F() { StrUtil.Trim(""); MainForm f = null; }
+	}
 }`,
 	}
 	root := writeTree(t, files)
@@ -89,11 +93,35 @@ namespace App
 		}},
 		{"App/Form.Designer.cs", map[string]int{"App/Form.cs": 1}},
 		{"App/Other.cs", map[string]int{}},
-		{"App/Nested.cs", map[string]int{"App/Form.cs": 1, "App/Form.Designer.cs": 1, "Lib/Util/StrUtil.cs": 1}},
+		{"App/Nested.cs", map[string]int{"App/Form.cs": 1, "App/Form.Designer.cs": 1, "App/Other.cs": 2, "Lib/Util/StrUtil.cs": 1}},
 	} {
 		got := o.Truth(tc.file).Used
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s used files (-want +got):\n%s", tc.file, diff)
 		}
 	}
+}
+
+// FuzzCSResolve runs the lexer and both passes on arbitrary source: the
+// corpus is downloaded, so no input may panic or loop.
+func FuzzCSResolve(f *testing.F) {
+	for _, s := range []string{
+		"namespace A { using B; class C<T> : D { C() {} int x = @\"q\"\"\"; } }",
+		"namespace A.B; record struct R(int X); delegate void F<T>(T t);",
+		"[Attr(\"x\")] partial class P { /* c */ void M() { var s = $\"{1}\"; E.F.G(); } }",
+		"\ufeffusing X = Y.Z; #if DEBUG\nclass Q { global::A.B b; }",
+		"class { < < > ' \" @ $",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		d := newCSDecls()
+		file := &csFile{path: "a.cs", tokens: csLex(src)}
+		d.declare(file)
+		for p := range d.uses(file) {
+			if p == "a.cs" {
+				t.Fatalf("a file uses itself")
+			}
+		}
+	})
 }
