@@ -81,7 +81,10 @@ secrets-bench: ## secret scanner recall, false positives, MB/s and CPU time vs g
 secrets-conformance: ## every gitleaks $(GITLEAKS_VERSION) generator sample through the real builder: fails on any leak or > 1% refused false positives
 	cd tools/secretsconf && $(GO) run . -gitleaks-version $(GITLEAKS_VERSION)
 
-bench-relevance: build ## relevance of ctxd bundles vs go/types (GOROOT/src) and the TypeScript checker (rxjs src/), with a same-directory baseline; RELBENCH_FLAGS=-v lists every target
+# Each corpus's downloads (Go module proxy, npm, Debian packages and source packages through
+# apt-get) are cached in $XDG_CACHE_HOME/ctxd-relbench (a temp dir without XDG_CACHE_HOME);
+# needs go, node/npm, python3, java (JDK 17) and apt-get with bookworm lists (apt-get update).
+bench-relevance: build ## relevance of ctxd bundles vs the compilers on 8 corpora: go/types (GOROOT/src, x/tools), the TS checker (rxjs, effect), the interpreter (SQLAlchemy, docutils), javac (commons-collections4), a static C# resolver (KeePass); RELBENCH_FLAGS=-lang go2 -v ...
 	$(GO) run ./tools/relbench -ctxd $(BIN) $(RELBENCH_FLAGS)
 
 # Answers made from the changes between consecutive releases of Go modules (module proxy) and

@@ -62,19 +62,20 @@ type goTree struct {
 	withErrors int
 }
 
-// loadGo type-checks patterns under root (GOROOT/src) with go/packages for
-// the host GOOS/GOARCH, cgo off (so that every file the oracle sees is a
+// loadGo type-checks patterns under root (GOROOT/src, or a module's copy
+// with goEnv naming its module cache) with go/packages for the host
+// GOOS/GOARCH, cgo off (so that every file the oracle sees is a
 // file of the tree, not a cgo-generated one), test files included when
 // tests is set. Every file is read once, whichever package variant (plain,
 // or recompiled for its tests) comes first: positions are shared, so a use
 // maps to the same declaring file in every variant.
-func loadGo(root string, patterns []string, tests bool) (*goTree, error) {
+func loadGo(root string, patterns []string, tests bool, goEnv []string) (*goTree, error) {
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 			packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
 		Dir:   root,
 		Tests: tests,
-		Env:   append(os.Environ(), "CGO_ENABLED=0"),
+		Env:   append(append(os.Environ(), "CGO_ENABLED=0"), goEnv...),
 		Fset:  token.NewFileSet(),
 	}
 	pkgs, err := packages.Load(cfg, patterns...)

@@ -1,13 +1,15 @@
 // Command relbench measures how relevant ctxd's bundles are, against what
-// the compilers say: for a seeded sample of target files it asks go/types
-// (on GOROOT/src) and the TypeScript checker (on a real npm package's
-// sources) which files each target uses and which files use it, builds a
-// whole-file `purpose diff` bundle per target at several budgets with the
-// ctxd binary, and prints recall, precision and token figures side by side
-// with a naive baseline (the target's same-directory files). It runs the
-// binary from the outside, so it measures whatever the binary does.
+// the compilers say: for a seeded sample of target files of each corpus it
+// asks the language's own compiler or interpreter (go/types, the TypeScript
+// checker, the Python interpreter, javac's tree API; for C#, which has no
+// compiler here, a static resolver) which files each target uses and which
+// files use it, builds a `purpose diff` bundle per target at several
+// budgets with the ctxd binary, and prints recall, precision and token
+// figures side by side with a naive baseline (the target's same-directory
+// files). It runs the binary from the outside, so it measures whatever the
+// binary does.
 //
-// Usage: go run ./tools/relbench -ctxd bin/ctxd [-lang go,ts] [-n 60] [-ts-n 30] [-seed 1] [-v]
+// Usage: go run ./tools/relbench -ctxd bin/ctxd [-lang go,ts,go2,ts2,py,py2,java,cs] [-n 30] [-seed 1] [-v]
 //
 // The metric arithmetic is in metrics.go and unit-tested; docs/relations.md
 // ("Benchmark: relevance against the compilers") says what each column
@@ -25,14 +27,11 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ctxd/ctxd/tools/corpus"
 )
 
 // corpusRun is one language's half of the benchmark.
@@ -81,9 +80,9 @@ type result struct {
 
 func main() {
 	ctxdBin := flag.String("ctxd", "bin/ctxd", "ctxd binary to measure (copied to a temp dir for the run)")
-	langs := flag.String("lang", "go,ts", "halves to run: go, ts or both")
-	nGo := flag.Int("n", 60, "Go targets")
-	nTS := flag.Int("ts-n", 30, "TypeScript targets")
+	langs := flag.String("lang", strings.Join(corpusNames, ","), "corpora to run, comma-separated: "+strings.Join(corpusNames, ", "))
+	n := flag.Int("n", 30, "targets per corpus")
+	cacheFlag := flag.String("cache", "", "directory caching downloaded corpora (default $XDG_CACHE_HOME/ctxd-relbench when XDG_CACHE_HOME is set, else a dir in the temp dir)")
 	seed := flag.Uint64("seed", 1, "seed of the target sample")
 	budgetsFlag := flag.String("budgets", "8000,32000,128000", "effective budgets (hard = soft limit), comma-separated")
 	patterns := flag.String("patterns", "std,cmd", "go/packages patterns loaded under GOROOT/src, comma-separated")
@@ -109,6 +108,20 @@ func main() {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
+	cache := *cacheFlag
+	if cache == "" {
+		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+			cache = filepath.Join(x, "ctxd-relbench")
+		} else {
+			cache = filepath.Join(tmp, "downloads")
+		}
+	}
+	if cache, err = filepath.Abs(cache); err != nil {
+		fail(err)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		fail(err)
+	}
 	// bin/ctxd may be rebuilt while the benchmark runs: measure one binary.
 	bin := filepath.Join(tmp, "ctxd")
 	if err := copyFile(*ctxdBin, bin, 0o755); err != nil {
@@ -118,16 +131,12 @@ func main() {
 	fmt.Printf("budgets B: %s; seed %d; token counts: %s\n\n", *budgetsFlag, *seed, estimator.Note())
 
 	for _, lang := range strings.Split(*langs, ",") {
-		var c *corpusRun
+		lang = strings.TrimSpace(lang)
 		start := time.Now()
-		switch strings.TrimSpace(lang) {
-		case "go":
-			c, err = goCorpus(strings.Split(*patterns, ","), *tests, *nGo, *seed, *maxTarget)
-		case "ts":
-			c, err = tsCorpus(*tsDir, tmp, *nTS, *seed, *maxTarget)
-		default:
-			err = fmt.Errorf("unknown -lang %q", lang)
-		}
+		c, err := openCorpus(lang, env{
+			patterns: strings.Split(*patterns, ","), tests: *tests, tsDir: *tsDir,
+			tmp: tmp, cache: cache, n: *n, seed: *seed, maxTarget: *maxTarget,
+		})
 		if err != nil {
 			fail(err)
 		}
@@ -136,8 +145,8 @@ func main() {
 			dumpTruth(os.Stdout, c.oracle, *dump)
 			continue
 		}
-		cache := filepath.Join(tmp, "cache-"+lang)
-		index := exec.Command(bin, "index", "--root", c.root, "--cache-dir", cache)
+		indexCache := filepath.Join(tmp, "cache-"+lang)
+		index := exec.Command(bin, "index", "--root", c.root, "--cache-dir", indexCache)
 		index.Stdout, index.Stderr = io.Discard, os.Stderr
 		start = time.Now()
 		if err := index.Run(); err != nil {
@@ -145,7 +154,7 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "relbench: ctxd index in %s\n", time.Since(start).Round(time.Second))
 		start = time.Now()
-		res, err := evaluate(c, bin, cache, budgets, *jobs)
+		res, err := evaluate(c, bin, indexCache, budgets, *jobs)
 		if err != nil {
 			fail(err)
 		}
@@ -196,52 +205,6 @@ func copyFile(src, dst string, mode os.FileMode) error {
 		return err
 	}
 	return os.WriteFile(dst, data, mode)
-}
-
-func goCorpus(patterns []string, tests bool, n int, seed uint64, maxTarget int) (*corpusRun, error) {
-	root, err := corpus.GoSrc()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := loadGo(root, patterns, tests)
-	if err != nil {
-		return nil, err
-	}
-	// The type-checked packages (several GB) are garbage now: give the
-	// memory back before the ctxd builds run.
-	debug.FreeOSMemory()
-	withTests := "tests excluded"
-	if tests {
-		withTests = "tests included"
-	}
-	targets := sample(root, tree.candidates, n, seed, 1024, maxTarget)
-	return &corpusRun{
-		title: fmt.Sprintf("Go: GOROOT/src, %s %s/%s, go/packages %s (%d packages, %d with errors, %d files), cgo off, %s; %d targets of %d candidates",
-			runtime.Version(), runtime.GOOS, runtime.GOARCH, strings.Join(patterns, "+"), tree.packages, tree.withErrors,
-			len(tree.oracle.Used), withTests, len(targets), len(tree.candidates)),
-		root:    root,
-		oracle:  tree.oracle,
-		targets: targets,
-		sibling: func(name string) bool { return strings.HasSuffix(name, ".go") },
-	}, nil
-}
-
-func tsCorpus(tsDir, tmp string, n int, seed uint64, maxTarget int) (*corpusRun, error) {
-	tree, err := loadTS(tsDir, tmp)
-	if err != nil {
-		return nil, err
-	}
-	targets := sample(tree.root, tree.candidates, n, seed, 512, maxTarget)
-	return &corpusRun{
-		title: fmt.Sprintf("TypeScript: %s src/ (version pinned in %s/package-lock.json), TypeScript %s checker (%d files); %d targets of %d candidates",
-			TSPackage, tsDir, tree.version, len(tree.oracle.Used), len(targets), len(tree.candidates)),
-		root:    tree.root,
-		oracle:  tree.oracle,
-		targets: targets,
-		sibling: func(name string) bool {
-			return (strings.HasSuffix(name, ".ts") || strings.HasSuffix(name, ".tsx")) && !strings.HasSuffix(name, ".d.ts")
-		},
-	}, nil
 }
 
 // sample draws up to n targets from the sorted candidates in a seeded

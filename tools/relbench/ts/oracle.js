@@ -1,7 +1,13 @@
 'use strict';
 // TypeScript oracle of ctxd's relevance benchmark.
 //
-// Usage: node oracle.js WORKSPACE > oracle.json
+// Usage: node oracle.js WORKSPACE [MODE] > oracle.json
+//
+// MODE picks the compiler options of the package: "node10" (the default:
+// CommonJS, moduleResolution node10, lib es2020 + dom) or "bundler" (ESNext
+// modules, moduleResolution bundler, lib es2022 + dom: an ESM package whose
+// specifiers are "./X.js" resolves them to X.ts as NodeNext does, without
+// needing the package's package.json in the workspace).
 //
 // Type-checks every .ts/.tsx file under WORKSPACE with the TypeScript
 // compiler API and, for each file, counts the uses of symbols declared in
@@ -37,18 +43,31 @@ function sorted(obj) {
   return out;
 }
 
+const MODES = {
+  node10: {
+    target: ts.ScriptTarget.ES2020,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'],
+  },
+  bundler: {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  },
+};
+
 function main() {
-  if (process.argv.length !== 3) {
-    process.stderr.write('usage: node oracle.js WORKSPACE\n');
+  const mode = process.argv[3] || 'node10';
+  if (process.argv.length < 3 || process.argv.length > 4 || !MODES[mode]) {
+    process.stderr.write('usage: node oracle.js WORKSPACE [node10|bundler]\n');
     process.exit(2);
   }
   const root = path.resolve(process.argv[2]);
   const files = listSources(root, []).sort();
   const program = ts.createProgram(files, {
-    target: ts.ScriptTarget.ES2020,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    lib: ['lib.es2020.d.ts', 'lib.dom.d.ts'],
+    ...MODES[mode],
     strict: true,
     noEmit: true,
     skipLibCheck: true,
