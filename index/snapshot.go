@@ -38,7 +38,8 @@ import (
 //	4: Go map types keep their key type (map[K]V), channels are <-D, and
 //	   the key of a range is typed (key:D); Python functions and
 //	   variables bound under a module-level if, try or with are symbols;
-//	   struct and interface literals are typed "{}".
+//	   struct and interface literals are typed "{}"; a module-level Python
+//	   from-import is a use of each name it imports (a re-export).
 const FormatVersion = 4
 
 // State says whether a root's initial scan is complete.

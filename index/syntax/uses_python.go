@@ -606,6 +606,7 @@ func (w *pyWalker) collectImport(s *pyScope, i int) {
 				bind(name, mod, name)
 				if top {
 					w.f.Bindings = append(w.f.Bindings, Binding{Name: name, From: mod, Orig: name, Export: true})
+					w.reexport(mod, name, c)
 				}
 			case pyAliasedImport:
 				name, alias := w.child(c, pfName), w.child(c, pfAlias)
@@ -616,9 +617,21 @@ func (w *pyWalker) collectImport(s *pyScope, i int) {
 				bind(local, mod, orig)
 				if top {
 					w.f.Bindings = append(w.f.Bindings, Binding{Name: local, From: mod, Orig: orig, Export: true})
+					w.reexport(mod, orig, name)
 				}
 			}
 		})
+	}
+}
+
+// reexport records a module-level `from mod import name` as a use of
+// name, whether or not the module uses it: the import itself looks the
+// name up when the module runs, and a module of imports only (an
+// __init__.py, sqlalchemy/types.py) is the re-export of each name, which
+// its importers reach through it. Node i is the name as written.
+func (w *pyWalker) reexport(mod, name string, i int) {
+	if name != "" && !strings.Contains(name, ".") {
+		w.use(Use{From: mod, Name: name}, i)
 	}
 }
 

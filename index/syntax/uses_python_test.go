@@ -68,6 +68,7 @@ undefined_name
 len(g)
 `,
 			want: []string{
+				"sib .|sib", "C .m|C", "g .m|g", // module-level from-imports: re-exports
 				"sib .|sib", "run .sib|run",
 				"D .m|C", "go |go|m|",
 				"g .m|g",
@@ -96,6 +97,7 @@ def f():
     deep.w
 `,
 			want: []string{
+				"util ..|util", "sub pkg|sub", // module-level from-imports: re-exports
 				"util ..|util", "langhelpers ..util|langhelpers", "memo ..util.langhelpers|memo",
 				"sub pkg|sub", "x pkg.sub|x",
 				"s pkg.sub2|", "y pkg.sub2|y",
@@ -160,6 +162,7 @@ class Inner:
     pass
 `,
 			want: []string{
+				"Base m|Base", // the module-level from-import
 				"Base m|Base",
 				"n |n|m|A",
 				"Inner |Inner", "k |k|m|Inner",
