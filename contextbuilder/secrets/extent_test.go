@@ -80,8 +80,8 @@ func randAlnum(r *rand.Rand, n int) string {
 	return string(b)
 }
 
-func ghp(r *rand.Rand) string     { return "ghp_" + randAlnum(r, 36) }
-func stripe(r *rand.Rand) string  { return "sk_live_" + randAlnum(r, 24+r.IntN(20)) }
+func ghp(r *rand.Rand) string    { return "ghp_" + randAlnum(r, 36) }
+func stripe(r *rand.Rand) string { return "sk_live_" + randAlnum(r, 24+r.IntN(20)) }
 func awsSecret(r *rand.Rand) string {
 	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	b := make([]byte, 40)
