@@ -136,6 +136,18 @@ var extentCases = []extentCase{
 		a, b := halves(v, len(v)/2)
 		return "DB_PASSWORD=" + a + "\\\n" + b + "\n"
 	}},
+	{name: "properties continued indented", value: stripe, text: func(v string) string {
+		a, b := halves(v, 12)
+		return "stripe.key=" + a + "\\\n    " + b + "\n"
+	}},
+	{name: "yaml double-quoted continued", value: ghp, text: func(v string) string {
+		a, b := halves(v, 14)
+		return "deploy:\n  token: \"" + a + "\\\n    " + b + "\"\n"
+	}},
+	{name: "toml multi-line continued", value: ghp, text: func(v string) string {
+		a, b := halves(v, 22)
+		return "token = \"\"\"\n" + a + "\\\n  " + b + "\"\"\"\n"
+	}},
 	// Item 2: concatenation.
 	{name: "js plus", value: ghp, text: func(v string) string {
 		a, b := halves(v, 4)
@@ -174,6 +186,9 @@ var extentCases = []extentCase{
 	// Item 5: a Kubernetes Secret, data before kind, folded value.
 	{name: "k8s folded data before kind", value: func(r *rand.Rand) string { return awsSecret(r) + "==" }, text: func(v string) string {
 		return "apiVersion: v1\ndata:\n  config: >\n    " + v + "\nkind: Secret\nmetadata:\n  name: app\n"
+	}},
+	{name: "k8s manifest in a json string", value: func(r *rand.Rand) string { return awsSecret(r) + "==" }, text: func(v string) string {
+		return `{"manifest": "apiVersion: v1\ndata:\n  .dockercfg: >\n    ` + v + `\nmetadata:\n  name: app\ntype: Opaque\nkind: Secret\n"}`
 	}},
 }
 

@@ -10,6 +10,10 @@ import "bytes"
 //     line are joined with the backslash and the line break removed, as
 //     the shell does (the next line's indentation is kept, so that
 //     "key \" + "  value" stays two words).
+//   - A line holding a multi-line text with escaped line breaks (a
+//     manifest or a key file in a JSON or .properties string: "a:\n  b")
+//     is added with its escapes decoded (\n, \r, \t, \", \', \\), so
+//     that rules over several lines see the lines.
 //   - String literals joined by concatenation on a line or across lines
 //     ('ghp_' + '…' in JS/TS, Java, C#, Go; "a" "b" in Python and C; PHP
 //     'a' . 'b'; Lua ..) become one literal: the text before the first
@@ -31,6 +35,7 @@ func joinView(text []byte) ([]byte, []int) {
 	var jb joinBuilder
 	jb.continuations(text)
 	jb.concatenations(text)
+	jb.escapedLines(text)
 	if len(jb.buf) == 0 {
 		return nil, nil
 	}
@@ -90,18 +95,38 @@ func (jb *joinBuilder) continuations(text []byte) {
 			at = bs + 1 // an escaped backslash, not a continuation
 			continue
 		}
-		s := bytes.LastIndexByte(text[:bs], '\n') + 1
-		for {
-			e, next := lineEnd(text, s)
-			if e > s && text[e-1] == '\\' && !(e-1 > s && text[e-2] == '\\') && next < len(text) {
-				jb.add(text, s, e-1)
-				s = next
-				continue
+		first := bytes.LastIndexByte(text[:bs], '\n') + 1
+		// The shell's join keeps the next line's indentation; the
+		// joins of .properties, YAML double-quoted scalars and TOML
+		// multi-line strings drop it: when a continued line is
+		// indented, both are added.
+		indented := false
+		for _, strip := range [2]bool{false, true} {
+			if strip && !indented {
+				break
 			}
-			jb.add(text, s, e)
-			jb.end()
-			at = next
-			break
+			s := first
+			for {
+				e, next := lineEnd(text, s)
+				from := s
+				if s != first {
+					if b := skipBlank(text, s, e); b > s {
+						indented = true
+						if strip {
+							from = b
+						}
+					}
+				}
+				if e > s && text[e-1] == '\\' && !(e-1 > s && text[e-2] == '\\') && next < len(text) {
+					jb.add(text, from, e-1)
+					s = next
+					continue
+				}
+				jb.add(text, from, e)
+				jb.end()
+				at = next
+				break
+			}
 		}
 		if at >= len(text) || len(jb.buf) >= maxJoined {
 			return
@@ -247,4 +272,54 @@ func (s *Scanner) scanJoined(text []byte, budget *int, out []Finding) []Finding 
 		out = appendFinding(out, text, g)
 	}
 	return out
+}
+
+// minEscapedBreaks is how many escaped line breaks make a line an
+// embedded multi-line text.
+const minEscapedBreaks = 3
+
+// escapedLines adds the lines holding at least minEscapedBreaks escaped
+// line breaks, decoded; each decoded byte maps to its escape's first
+// byte.
+func (jb *joinBuilder) escapedLines(text []byte) {
+	for at := 0; len(jb.buf) < maxJoined; {
+		i := bytes.Index(text[at:], []byte(`\n`))
+		if i < 0 {
+			return
+		}
+		s := bytes.LastIndexByte(text[:at+i], '\n') + 1
+		e, next := lineEnd(text, at+i)
+		if bytes.Count(text[s:e], []byte(`\n`)) >= minEscapedBreaks {
+			for j := s; j < e && len(jb.buf) < maxJoined; j++ {
+				c := text[j]
+				if c == '\\' && j+1 < e {
+					d := text[j+1]
+					switch d {
+					case 'n':
+						d = '\n'
+					case 'r':
+						d = '\r'
+					case 't':
+						d = '\t'
+					case '"', '\'', '\\':
+					default:
+						d = 0
+					}
+					if d != 0 {
+						jb.buf = append(jb.buf, d)
+						jb.orig = append(jb.orig, j)
+						j++
+						continue
+					}
+				}
+				jb.buf = append(jb.buf, c)
+				jb.orig = append(jb.orig, j)
+			}
+			jb.end()
+		}
+		at = next
+		if at >= len(text) {
+			return
+		}
+	}
 }
