@@ -1,6 +1,9 @@
 package secrets
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // The joined view: a secret written in pieces that the host syntax joins
 // is scanned as the syntax joins it.
@@ -31,20 +34,32 @@ const maxJoined = 256 << 10
 
 // joinView builds the synthetic text and, for each of its bytes, its
 // offset in text. It returns nil when text has nothing to join.
-func joinView(text []byte) ([]byte, []int) {
+func joinView(text []byte) *joinBuilder {
 	var jb joinBuilder
 	jb.continuations(text)
 	jb.concatenations(text)
 	jb.escapedLines(text)
 	if len(jb.buf) == 0 {
-		return nil, nil
+		return nil
 	}
-	return jb.buf, jb.orig
+	if n := len(jb.ends); n == 0 || jb.ends[n-1] != len(jb.buf) {
+		jb.ends = append(jb.ends, len(jb.buf))
+	}
+	return &jb
+}
+
+// lineEndOf returns the end of the synthetic line holding offset at.
+func (jb *joinBuilder) lineEndOf(at int) int {
+	i, _ := slices.BinarySearch(jb.ends, at+1)
+	return jb.ends[min(i, len(jb.ends)-1)]
 }
 
 type joinBuilder struct {
 	buf  []byte
 	orig []int
+	// ends are the ends of the synthetic lines in buf (each with its
+	// '\n'): a finding never spans two of them.
+	ends []int
 }
 
 // add appends text[s:e] to the current synthetic line.
@@ -63,6 +78,7 @@ func (jb *joinBuilder) end() {
 	}
 	jb.buf = append(jb.buf, '\n')
 	jb.orig = append(jb.orig, jb.orig[len(jb.orig)-1])
+	jb.ends = append(jb.ends, len(jb.buf))
 }
 
 // lineEnd returns the end of the line starting at s, without '\r'.
@@ -257,17 +273,21 @@ func onlyOp(text []byte, s, e int) bool {
 // scanJoined scans the joined view of text and appends its findings,
 // mapped back to text.
 func (s *Scanner) scanJoined(text []byte, budget *int, out []Finding) []Finding {
-	view, orig := joinView(text)
-	if view == nil || len(view) > *budget {
+	jb := joinView(text)
+	if jb == nil || len(jb.buf) > *budget {
 		return out
 	}
-	*budget -= len(view)
-	for _, f := range s.scan(view, 1, budget) {
-		if f.Start >= f.End || f.End > len(orig) {
+	*budget -= len(jb.buf)
+	for _, f := range s.scan(jb.buf, 1, budget) {
+		if f.Start >= f.End || f.End > len(jb.orig) {
 			continue
 		}
+		// A finding of a rule over several lines (a key block without
+		// its end) stops at the end of its synthetic line: the next one
+		// comes from elsewhere in the text.
+		end := min(f.End, jb.lineEndOf(f.Start))
 		g := f
-		g.Start, g.End = orig[f.Start], orig[f.End-1]+1
+		g.Start, g.End = jb.orig[f.Start], jb.orig[end-1]+1
 		g.WholeFile = false
 		out = appendFinding(out, text, g)
 	}

@@ -2055,10 +2055,22 @@ func placeRepeated(g *gen, td *typeDef, k FileKind, i int) snip {
 }
 
 // placeK8sFolded writes a Kubernetes Secret whose data comes before its
-// kind, with a folded (>) value on the next line.
+// kind, with a folded (>) value on the next line. The planted value is
+// the data entry (its key and value, as gitleaks reports it); its core
+// is the base64 value.
 func placeK8sFolded(g *gen, td *typeDef, k FileKind, i int) snip {
-	s := sec(plain(base64.StdEncoding.EncodeToString(g.bytes(g.between(30, 60)))), "folded-data-before-kind")
-	pre := "apiVersion: v1\ndata:\n  " + g.pick(".dockercfg", "config.json", "credentials") + ": >\n    "
+	v := base64.StdEncoding.EncodeToString(g.bytes(g.between(30, 60)))
+	// The entry's line break as kind k writes the embedded manifest.
+	br := "\n    "
+	switch k {
+	case KindJSON, KindProperties:
+		br = `\n    `
+	case KindINI:
+		br = "\n        "
+	}
+	entry := g.pick(".dockercfg", "config.json", "credentials") + ": >" + br
+	s := piece{s: entry + v, secret: true, variant: "folded-data-before-kind", cs: len(entry), ce: len(entry) + len(v)}
+	pre := "apiVersion: v1\ndata:\n  "
 	post := "\nmetadata:\n  name: " + g.pick("registry", "app-secrets") + "\ntype: Opaque\nkind: Secret"
 	if k == KindYAML {
 		return snip{pieces: []piece{tx(pre), s, tx(post)}}
