@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -258,4 +259,51 @@ func TestEmptyKeyBlock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzJoinView checks the joined view on any text: every synthetic byte
+// maps to an offset of the text, in order within a synthetic line, and is
+// that byte or the decoding of the escape there; synthetic lines end at
+// ends; scanning never panics and its findings stay in bounds.
+func FuzzJoinView(f *testing.F) {
+	for _, c := range extentCases {
+		f.Add(c.text("ghp_" + strings.Repeat("aZ3", 12)))
+	}
+	f.Add("a\\\n\\\r\n\\")
+	f.Add(`'x' + "y" . 'z' .. "w"` + "\n\"q\"\n")
+	f.Add(`{"m": "a\nb\nc\nd\\"\t"}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		jb := joinView([]byte(text))
+		if jb != nil {
+			if len(jb.buf) != len(jb.orig) {
+				t.Fatalf("%d bytes, %d origins", len(jb.buf), len(jb.orig))
+			}
+			prevEnd := 0
+			for _, e := range jb.ends {
+				if e <= prevEnd || e > len(jb.buf) {
+					t.Fatalf("ends %v of %d bytes", jb.ends, len(jb.buf))
+				}
+				prevEnd = e
+			}
+			if prevEnd != len(jb.buf) {
+				t.Fatalf("last end %d of %d bytes", prevEnd, len(jb.buf))
+			}
+			for i, o := range jb.orig {
+				if o < 0 || o >= len(text) {
+					t.Fatalf("byte %d maps to %d of %d", i, o, len(text))
+				}
+				if b := jb.buf[i]; b != text[o] && text[o] != '\\' && b != '\n' {
+					t.Fatalf("byte %d %q maps to %q", i, b, text[o])
+				}
+			}
+		}
+		if !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0 {
+			return
+		}
+		fs, err := Default().Scan("f", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, []byte(text), fs)
+	})
 }
