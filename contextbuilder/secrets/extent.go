@@ -1,6 +1,9 @@
 package secrets
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Extents: a rule's expression says where a secret starts and what it
 // looks like, not always where the host syntax ends it. A value holding
@@ -39,6 +42,9 @@ func (s *Scanner) settle(text []byte, depth int, budget *int, out []Finding) []F
 	return out
 }
 
+// maxContext bounds how far back valueEnd looks for the quote context.
+const maxContext = 4096
+
 // continues reports whether c, right after a finding, is part of the
 // same token: the finding stopped short of the value.
 func continues(c byte) bool {
@@ -59,7 +65,10 @@ func valueEnd(text []byte, start, end int) int {
 	if end >= len(text) || end <= start || !continues(text[end]) {
 		return end
 	}
-	ls := bytes.LastIndexByte(text[:start], '\n') + 1
+	// The line's start, looked for at most maxContext bytes back (a
+	// minified file is one long line with many findings).
+	ls := max(start-maxContext, 0)
+	ls += bytes.LastIndexByte(text[ls:start], '\n') + 1
 	le := bytes.IndexByte(text[end:], '\n')
 	if le < 0 {
 		le = len(text)
@@ -153,6 +162,9 @@ const (
 	minRepeat = 8
 	// window is the length of the pieces of values searched for.
 	window = 16
+	// maxRepeatValues bounds the distinct values searched for in one
+	// text (a file of thousands of findings).
+	maxRepeatValues = 1024
 )
 
 // repeats appends the other occurrences of the found values.
@@ -164,6 +176,7 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 		v    []byte
 		rule string
 	}
+	seen := map[string]bool{}  // values searched for
 	var short []piece          // whole values of minRepeat..window-1 bytes
 	wins := map[uint64]int32{} // hash of a window -> index in from
 	var bloom [1 << 10]uint64  // the low 16 bits of the hashes in wins
@@ -177,7 +190,10 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 		// blanks, so a block's armor (BEGIN … KEY) is not searched for.
 		for _, tok := range bytes.FieldsFunc(text[f.Start:f.End], func(r rune) bool { return isSpace(r) || r == '\\' && multi }) {
 			switch {
+			case seen[string(tok)] || len(seen) >= maxRepeatValues:
+				continue
 			case len(tok) >= window:
+				seen[string(tok)] = true
 				idx := int32(len(from))
 				from = append(from, piece{tok, f.RuleID})
 				for i := 0; i+window <= len(tok); i++ {
@@ -188,18 +204,29 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 					}
 				}
 			case len(tok) >= minRepeat && !multi:
+				seen[string(tok)] = true
 				short = append(short, piece{tok, f.RuleID})
 			}
 		}
 	}
 	var add []Finding
-	covered := func(s, e int) bool {
-		for _, f := range out {
-			if f.Start <= s && f.End >= e {
-				return true
-			}
+	// covered reports whether a finding covers [s, e): the findings by
+	// start, with the furthest end of each prefix.
+	spans := make([]span, len(out))
+	for i, f := range out {
+		spans[i] = span{f.Start, f.End}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	reach := make([]int, len(spans))
+	for i, sp := range spans {
+		reach[i] = sp.end
+		if i > 0 {
+			reach[i] = max(reach[i], reach[i-1])
 		}
-		return false
+	}
+	covered := func(s, e int) bool {
+		i, _ := slices.BinarySearchFunc(spans, s+1, func(a span, t int) int { return a.start - t })
+		return i > 0 && reach[i-1] >= e
 	}
 	for _, p := range short {
 		for at := 0; ; {

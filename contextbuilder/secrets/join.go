@@ -28,6 +28,9 @@ import (
 // piece and what lies between them. The synthetic text holds only the
 // joined lines, so its cost is proportional to them.
 
+// maxAround bounds the text kept on each side of a chain of literals.
+const maxAround = 256
+
 // maxJoined bounds the synthetic text of one scan (it shares the decoding
 // budget as well).
 const maxJoined = 256 << 10
@@ -98,17 +101,18 @@ func lineEnd(text []byte, s int) (end, next int) {
 // backslash.
 func (jb *joinBuilder) continuations(text []byte) {
 	for at := 0; ; {
-		i := bytes.Index(text[at:], []byte("\\\n"))
-		j := bytes.Index(text[at:], []byte("\\\r\n"))
-		if i < 0 && j < 0 {
+		// The next line break after a backslash (and maybe '\r').
+		i := bytes.IndexByte(text[at:], '\n')
+		if i < 0 {
 			return
 		}
-		if i < 0 || j >= 0 && j < i {
-			i = j
+		nl := at + i
+		bs := nl - 1
+		if bs >= at && text[bs] == '\r' {
+			bs--
 		}
-		bs := at + i // the backslash
-		if bs > 0 && text[bs-1] == '\\' {
-			at = bs + 1 // an escaped backslash, not a continuation
+		if bs < at || text[bs] != '\\' || bs > 0 && text[bs-1] == '\\' {
+			at = nl + 1 // no continuation (or an escaped backslash)
 			continue
 		}
 		first := bytes.LastIndexByte(text[:bs], '\n') + 1
@@ -209,6 +213,7 @@ func (jb *joinBuilder) concatenations(text []byte) {
 	}
 	var lits []lit
 	var chain []lit // the current chain
+	chainLS := 0    // the start of its first line
 	flush := func() {
 		if len(chain) >= 2 {
 			first, last := chain[0], chain[len(chain)-1]
@@ -217,13 +222,14 @@ func (jb *joinBuilder) concatenations(text []byte) {
 				n += l.close - l.open - 1
 			}
 			if n >= minRepeat {
-				ls := bytes.LastIndexByte(text[:first.open], '\n') + 1
-				jb.add(text, ls, first.open+1)
+				// The line around the chain, up to maxAround bytes on
+				// each side (a minified line holds many chains).
+				jb.add(text, max(chainLS, first.open-maxAround), first.open+1)
 				for _, l := range chain {
 					jb.add(text, l.open+1, l.close)
 				}
 				le, _ := lineEnd(text, last.close)
-				jb.add(text, last.close, le)
+				jb.add(text, last.close, min(le, last.close+maxAround))
 				jb.end()
 			}
 		}
@@ -238,6 +244,9 @@ func (jb *joinBuilder) concatenations(text []byte) {
 				if !joined(text, prev, l, s, k == 0) {
 					flush()
 				}
+			}
+			if len(chain) == 0 {
+				chainLS = s
 			}
 			chain = append(chain, l)
 		}
