@@ -190,7 +190,7 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 		// blanks, so a block's armor (BEGIN … KEY) is not searched for.
 		for _, tok := range bytes.FieldsFunc(text[f.Start:f.End], func(r rune) bool { return isSpace(r) || r == '\\' && multi }) {
 			switch {
-			case seen[string(tok)] || len(seen) >= maxRepeatValues:
+			case seen[string(tok)] || len(seen) >= maxRepeatValues || !tokenShaped(tok):
 				continue
 			case len(tok) >= window:
 				seen[string(tok)] = true
@@ -275,6 +275,23 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 		flush()
 	}
 	return append(out, add...)
+}
+
+// tokenShaped reports whether a value mixes letters and digits, as
+// random credentials and most passwords do; a number, a word or a path
+// found by a contextual rule (a false positive, often) is not searched
+// for elsewhere, where it would be redacted in every line of a file.
+func tokenShaped(v []byte) bool {
+	letter, digit := false, false
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	return letter && digit
 }
 
 const hashBase = 1099511628211
