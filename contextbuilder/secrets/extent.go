@@ -162,6 +162,9 @@ const (
 	minRepeat = 8
 	// window is the length of the pieces of values searched for.
 	window = 16
+	// stride is the step between the windows of a value that are
+	// indexed.
+	stride = 8
 	// maxRepeatValues bounds the distinct values searched for in one
 	// text (a file of thousands of findings).
 	maxRepeatValues = 1024
@@ -176,11 +179,11 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 		v    []byte
 		rule string
 	}
-	seen := map[string]bool{}  // values searched for
-	var short []piece          // whole values of minRepeat..window-1 bytes
-	wins := map[uint64]int32{} // hash of a window -> index in from
-	var bloom [1 << 10]uint64  // the low 16 bits of the hashes in wins
-	var from []piece           // the values windows are taken from
+	seen := map[string]bool{}   // values searched for
+	var short []piece           // whole values of minRepeat..window-1 bytes
+	wins := map[uint64]uint64{} // hash of a window -> index in from << 32 | offset
+	var bloom [1 << 10]uint64   // the low 16 bits of the hashes in wins
+	var from []piece            // the values windows are taken from
 	for _, f := range out {
 		if f.Confidence != High || f.End-f.Start < minRepeat {
 			continue
@@ -194,12 +197,15 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 				continue
 			case len(tok) >= window:
 				seen[string(tok)] = true
-				idx := int32(len(from))
+				idx := uint64(len(from))
 				from = append(from, piece{tok, f.RuleID})
-				for i := 0; i+window <= len(tok); i++ {
+				// Windows at every stride-th offset (and the last one): a
+				// repeated run of window+stride-1 bytes or more holds one
+				// of them; a hit is then extended to the whole run.
+				for i := 0; i+window <= len(tok); i = min(i+stride, max(i+1, len(tok)-window)) {
 					h := hashWindow(tok[i : i+window])
 					if _, ok := wins[h]; !ok {
-						wins[h] = idx
+						wins[h] = idx<<32 | uint64(i)
 						bloom[h>>6&(1<<10-1)] |= 1 << (h & 63)
 					}
 				}
@@ -256,15 +262,29 @@ func (s *Scanner) repeats(text []byte, out []Finding) []Finding {
 			}
 			runStart = -1
 		}
+		k := 0 // spans[:k] start at or before i
 		for i := 0; ; i++ {
-			if bloom[h>>6&(1<<10-1)]&(1<<(h&63)) == 0 {
+			for k < len(spans) && spans[k].start <= i {
+				k++
+			}
+			if k > 0 && reach[k-1] >= i+window {
+				// Inside a finding (a value's own occurrence).
+			} else if bloom[h>>6&(1<<10-1)]&(1<<(h&63)) == 0 {
 				// Not a window of any value (the common case).
-			} else if idx, ok := wins[h]; ok && windowIn(from[idx].v, text[i:i+window]) {
-				if runStart >= 0 && i <= runEnd {
-					runEnd = i + window
+			} else if at, ok := wins[h]; ok && windowAt(from[at>>32].v, int(at&(1<<32-1)), text[i:i+window]) {
+				v, off := from[at>>32].v, int(at&(1<<32-1))
+				rs, re := i, i+window
+				for b := off; rs > 0 && b > 0 && text[rs-1] == v[b-1]; b-- {
+					rs--
+				}
+				for f := off + window; re < len(text) && f < len(v) && text[re] == v[f]; f++ {
+					re++
+				}
+				if runStart >= 0 && rs <= runEnd {
+					runEnd = max(runEnd, re)
 				} else {
 					flush()
-					runStart, runEnd, runRule = i, i+window, from[idx].rule
+					runStart, runEnd, runRule = rs, re, from[at>>32].rule
 				}
 			}
 			if i+window >= len(text) {
@@ -304,5 +324,5 @@ func hashWindow(b []byte) uint64 {
 	return h
 }
 
-// windowIn verifies a hash hit: w occurs in v.
-func windowIn(v, w []byte) bool { return bytes.Contains(v, w) }
+// windowAt verifies a hash hit: w is the window of v at off.
+func windowAt(v []byte, off int, w []byte) bool { return bytes.Equal(v[off:off+window], w) }
