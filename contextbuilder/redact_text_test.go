@@ -80,3 +80,23 @@ func TestRedactLinesRisk(t *testing.T) {
 		t.Errorf("lines before the key: %+v, %v", got, err)
 	}
 }
+
+// TestRedactLinesRepeatedSecret: a value a rule finds on one line is
+// redacted where it is repeated on another line that no rule matches (a
+// comment, a plain string), also when only that line is shown.
+func TestRedactLinesRepeatedSecret(t *testing.T) {
+	const v = "Zk3pQ9xW2mL7vB4nR8tY6uI1oP5aS0dF"
+	text := "API_KEY=" + v + "\n# rotated, the old value was " + v + "\nprint(\"" + v + "\")\n"
+	for _, r := range [][2]int{{0, 0}, {2, 2}, {3, 3}} {
+		got, err := contextbuilder.RedactLines(secrets.Default(), nil, "settings.py", "", []byte(text), r[0], r[1])
+		if err != nil {
+			t.Fatalf("lines %v: %v", r, err)
+		}
+		if strings.Contains(got.Content, v[:16]) || strings.Contains(got.Content, v[16:]) {
+			t.Errorf("lines %v show the secret: %q", r, got.Content)
+		}
+		if len(got.Redactions) == 0 {
+			t.Errorf("lines %v: no redaction reported", r)
+		}
+	}
+}

@@ -200,9 +200,11 @@ func TestLongRun(t *testing.T) {
 	plain := filler[:maxSegment/4*3-12] + gh + " consectetur adipiscing elit"
 	text := "blob: " + b64(plain) + "\n"
 	got := redacted(t, text)
-	want := "blob: [REDACTED:" + UnscannedRuleID + "][REDACTED:" + UnscannedRuleID + "]\n"
-	if got != want {
-		t.Errorf("got %.200q, want %q", got, want)
+	// Both pieces are redacted; the extent pass may merge the two
+	// adjacent redactions into one.
+	mark := "[REDACTED:" + UnscannedRuleID + "]"
+	if rest := strings.TrimPrefix(strings.TrimSuffix(got, "\n"), "blob: "); rest == "" || strings.ReplaceAll(rest, mark, "") != "" {
+		t.Errorf("got %.200q, want the whole run redacted as %s", got, mark)
 	}
 }
 

@@ -55,6 +55,7 @@ type compiled struct {
 	key        *regexp.Regexp // keyed rules: the key's expression
 	open       *regexp.Regexp // nil: no unterminated-block check
 	prefixed   bool
+	pem        bool // has the "pem" validator: a key block
 	validators []validator
 	// starts, for a Multiline rule whose regex has no literal prefix of
 	// its own but whose every match starts with one of a few literals
@@ -225,7 +226,7 @@ func compileRules(rules []Rule, taken map[string]bool) ([]compiled, error) {
 		if r.SecretGroup < 0 || r.SecretGroup > re.NumSubexp() {
 			return nil, fail("secret_group %d but the regex has %d groups", r.SecretGroup, re.NumSubexp())
 		}
-		c := compiled{Rule: cloneRule(r), re: re, prefixed: r.Kind == Prefixed}
+		c := compiled{Rule: cloneRule(r), re: re, prefixed: r.Kind == Prefixed, pem: r.Multiline && slices.Contains(r.Validators, "pem")}
 		if r.Key != "" {
 			if r.Multiline {
 				return nil, fail("a keyed rule cannot be multiline")
@@ -464,6 +465,7 @@ func (s *Scanner) scan(text []byte, depth int, budget *int) []Finding {
 		}
 	}
 	out = s.scanDecoded(text, depth, budget, out)
+	out = s.settle(text, depth, budget, out)
 	if len(out) == 0 {
 		return nil
 	}
@@ -491,6 +493,11 @@ func (r *compiled) run(text []byte, regions []span, cands []int, out []Finding) 
 			start, end := m[0], m[1]
 			if g := r.SecretGroup; g > 0 && m[2*g] >= 0 {
 				start, end = m[2*g], m[2*g+1]
+			}
+			if r.pem {
+				if body, ok := keyBlockBody(text, start, end); ok {
+					start, end = body.start, body.end
+				}
 			}
 			if start == end {
 				continue
@@ -629,6 +636,12 @@ func (r *compiled) unterminated(text []byte, regions []span, covered []span, out
 				j++
 			}
 			if j == len(covered) || at < covered[j].start {
+				if body, ok := r.emptyBlock(text, reg.start+m[1]); ok {
+					if body.end > body.start {
+						out = appendFinding(out, text, Finding{RuleID: r.ID, Start: body.start, End: body.end, Confidence: High})
+					}
+					continue
+				}
 				return appendFinding(out, text, Finding{RuleID: r.ID, Start: at, End: len(text), Confidence: Uncertain})
 			}
 		}

@@ -443,7 +443,7 @@ func TestDeterminism(t *testing.T) {
 // sorted longer first, then by rule id.
 func TestOverlapOrder(t *testing.T) {
 	extra := []Rule{
-		{ID: "x-long", Description: "d", Kind: Prefixed, Keywords: []string{"qq-"}, Regex: `qq-[a-z]+`},
+		{ID: "x-long", Description: "d", Kind: Prefixed, Keywords: []string{"qq-"}, Regex: `qq-[a-z]+ [a-z]+`},
 		{ID: "x-short", Description: "d", Kind: Prefixed, Keywords: []string{"qq-"}, Regex: `qq-[a-z]{3}`},
 		{ID: "a-short", Description: "d", Kind: Prefixed, Keywords: []string{"qq-"}, Regex: `qq-[a-z]{3}`},
 	}
@@ -451,7 +451,7 @@ func TestOverlapOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := s.Scan("a", []byte("qq-abcdef"))
+	fs, err := s.Scan("a", []byte("qq-abc def"))
 	if err != nil {
 		t.Fatal(err)
 	}

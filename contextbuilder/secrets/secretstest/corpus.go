@@ -875,6 +875,14 @@ func typeDefs() []*typeDef {
 		{name: "credential-name-value-json", class: Contextual, place: placeNameValueJSON},
 		{name: "credential-assignment-k8s-env", class: Contextual, rules: []string{"credential-assignment-k8s-env", "credential-name-value-json"}, place: placeK8sEnv},
 		{name: "credential-assignment", class: Contextual, rules: []string{"credential-assignment-env", "credential-assignment-yaml", "credential-assignment-json", "credential-assignment-xml", "credential-assignment-xml-attr", "credential-assignment-code", "cli-credential-flag"}, place: placeAssignment},
+
+		// Syntaxes that delimit, split or repeat a value (issue 30).
+		{name: "bearer-punctuated", class: Contextual, rules: []string{"authorization-header", "bearer-token"}, place: placeBearerPunctuated},
+		{name: "makefile-assignment", class: Contextual, rules: []string{"credential-keyed"}, place: placeMakefile},
+		{name: "env-in-json", class: Contextual, rules: []string{"credential-keyed"}, place: placeEnvInJSON},
+		{name: "split-token", class: Prefixed, rules: []string{"github-pat-classic", "stripe-secret-key"}, place: placeSplit},
+		{name: "repeated-secret", class: Contextual, rules: []string{"credential-keyed", "credential-assignment-env", "credential-assignment-yaml", "credential-assignment-json", "credential-assignment-xml", "credential-assignment-code"}, place: placeRepeated},
+		{name: "kubernetes-secret-folded", class: Prefixed, rules: []string{"kubernetes-secret-data-before", "kubernetes-secret-data"}, place: placeK8sFolded, samples: 1},
 	}
 	for _, t := range ts {
 		if t.rules == nil {
@@ -1908,6 +1916,167 @@ func goField(w []string) string {
 		b.WriteString(strings.ToUpper(x[:1]) + x[1:])
 	}
 	return b.String()
+}
+
+// ---------------------------------------------------------------------
+// Values as their host syntax delimits, splits or repeats them.
+
+// punctuated returns a password of 24 to 40 characters holding 3 to 6 of
+// the punctuation characters a rule's character class may not expect
+// (. = + ! % ?), never first, and none that kind k cannot write verbatim.
+func (g *gen) punctuated(k FileKind) string {
+	var p []byte
+	for _, c := range []byte(".=+!%?") {
+		if !strings.ContainsRune(forbidden(k), rune(c)) {
+			p = append(p, c)
+		}
+	}
+	n := g.between(24, 40)
+	b := []byte(g.mixed(alnum, n))
+	for range g.between(3, 6) {
+		b[1+g.intn(n-2)] = p[g.intn(len(p))]
+	}
+	return string(b)
+}
+
+// placeBearerPunctuated writes an Authorization header holding
+// punctuation on a curl command line.
+func placeBearerPunctuated(g *gen, td *typeDef, k FileKind, i int) snip {
+	s := sec(plain(g.punctuated(k)), "curl-header")
+	if i == 0 {
+		return commandIn(k, i, `curl -sS -H "Authorization: Bearer `, s, `" https://api.example.com/v1/items`)
+	}
+	return commandIn(k, i, `curl -H 'Authorization: token `, s, `' -X POST https://api.example.com/v1/jobs`)
+}
+
+// placeMakefile writes a Makefile assignment (?= or :=), whose value is
+// the rest of the line, inside kind k.
+func placeMakefile(g *gen, td *typeDef, k FileKind, i int) snip {
+	s := sec(plain(g.punctuated(k)), "makefile")
+	pre := g.pick("API_TOKEN", "DB_PASSWORD", "DEPLOY_SECRET") + " " + g.pick("?=", ":=") + " "
+	key := []string{"makefile"}
+	if i == 1 {
+		key = []string{"ci", "makefile"}
+	}
+	return embedded(k, key, ".PHONY: deploy\n"+pre, s, "\ndeploy:\n\t./deploy.sh\n", i == 1 && k.IsCode())
+}
+
+// placeEnvInJSON writes a container's environment as a JSON list of
+// NAME=value strings inside kind k.
+func placeEnvInJSON(g *gen, td *typeDef, k FileKind, i int) snip {
+	s := sec(plain(g.punctuated(k)), "env-list")
+	name := g.pick("DB_PASSWORD", "API_KEY", "SECRET_TOKEN")
+	key := []string{"container", "json"}
+	if i == 1 {
+		key = []string{"task", "json"}
+	}
+	pre := `{"environment": ["PORT=8080", "` + name + `=`
+	post := `", "DEBUG=0"]}`
+	if k == KindJSON {
+		return snip{pieces: []piece{tx([]string{`"container": `, `"task": `}[i] + pre), s, tx(post)}}
+	}
+	return embedded(k, key, pre, s, post+"\n", i == 1 && k.IsCode())
+}
+
+// placeSplit writes a prefixed token in two pieces that the syntax joins:
+// concatenated string literals in code, a line continuation elsewhere
+// (shell, .env, .properties, a YAML double-quoted scalar, a TOML
+// multi-line string). The planted value runs from the first piece to the
+// end of the last, with what joins them.
+func placeSplit(g *gen, td *typeDef, k FileKind, i int) snip {
+	var v val
+	if i == 0 {
+		t := g.checksummed("ghp_")
+		v = val{v: t, cs: 4, ce: len(t)}
+	} else {
+		v = prefixed("sk_live_", g.mixed(alnum, 32))
+	}
+	at := g.between(v.cs+2, len(v.v)-6)
+	a, b := v.v[:at], v.v[at:]
+	joined := func(mid string, variant string) piece {
+		return piece{s: a + mid + b, secret: true, variant: variant, cs: v.cs, ce: len(a) + len(mid) + len(b)}
+	}
+	name := words(k, []string{"deploy", "token"})
+	if i == 1 {
+		name = words(k, []string{"billing", "key"})
+	}
+	p := func(pre string, s piece, post string, body bool) snip {
+		return snip{pieces: []piece{tx(pre), s, tx(post)}, body: body}
+	}
+	switch k {
+	case KindJS:
+		if i == 0 {
+			return p("export const "+name+" = '", joined("' + '", "concat"), "';", false)
+		}
+		return p("const "+name+" = \"", joined("\" +\n  \"", "concat-lines"), "\";", true)
+	case KindPython:
+		if i == 0 {
+			return p(strings.ToUpper(name)+" = (\"", joined("\"\n    \"", "implicit-concat"), "\")", false)
+		}
+		return p(name+" = '", joined("' '", "implicit-concat"), "'", true)
+	case KindGo:
+		if i == 0 {
+			return p("const "+name+" = \"", joined("\" +\n\t\"", "concat-lines"), "\"", false)
+		}
+		return p(name+" := \"", joined("\" + \"", "concat"), "\"\n_ = "+name, true)
+	case KindShell:
+		return p("export "+name+"=", joined("\\\n", "continuation"), "", false)
+	case KindEnv:
+		return p(name+"=", joined("\\\n", "continuation"), "", false)
+	case KindProperties:
+		return p(name+"=", joined("\\\n    ", "continuation-indented"), "", false)
+	case KindYAML:
+		return p(name+": \"", joined("\\\n  ", "continuation-indented"), "\"", false)
+	case KindTOML:
+		return p(name+" = \"\"\"\n", joined("\\\n    ", "continuation-indented"), "\"\"\"", false)
+	}
+	ps := assign(g, k, []string{"deploy", "token"}, "", sec(v, "assignment"), "", true)
+	if i == 1 {
+		ps = assign(g, k, []string{"billing", "key"}, "", sec(v, "assignment"), "", true)
+	}
+	return snip{pieces: ps}
+}
+
+// placeRepeated writes a credential assignment and the same value again
+// where no rule would find it alone: a comment, or a note.
+func placeRepeated(g *gen, td *typeDef, k FileKind, i int) snip {
+	v := plain(g.mixed(alnum, g.between(24, 36)))
+	keys := [][]string{{"api", "key"}, {"auth", "token"}, {"client", "secret"}}
+	sn := ctxKeyed(g, k, i, keys, "", sec(v, "assignment"), "")
+	rep := sec(v, "repeat")
+	switch k {
+	case KindJSON:
+		sn.pieces = append(sn.pieces, tx(",\n\""+[]string{"note", "fallback_note"}[i]+"\": \"rotated, previous value "), rep, tx("\""))
+	case KindXML:
+		sn.pieces = append(sn.pieces, tx("\n<!-- previous value: "), rep, tx(" -->"))
+	default:
+		sn.pieces = append(sn.pieces, tx("\n"+comment(k)+"previous value: "), rep)
+	}
+	return sn
+}
+
+// placeK8sFolded writes a Kubernetes Secret whose data comes before its
+// kind, with a folded (>) value on the next line. The planted value is
+// the data entry (its key and value, as gitleaks reports it); its core
+// is the base64 value.
+func placeK8sFolded(g *gen, td *typeDef, k FileKind, i int) snip {
+	v := base64.StdEncoding.EncodeToString(g.bytes(g.between(30, 60)))
+	// The entry's line break as kind k writes the embedded manifest.
+	br := "\n    "
+	switch k {
+	case KindJSON, KindProperties:
+		br = `\n    `
+	case KindINI:
+		br = "\n        "
+	}
+	entry := g.pick(".dockercfg", "config.json", "credentials") + ": >" + br
+	s := piece{s: entry + v, secret: true, variant: "folded-data-before-kind", cs: len(entry), ce: len(entry) + len(v)}
+	pre := "apiVersion: v1\ndata:\n  "
+	post := "\nmetadata:\n  name: " + g.pick("registry", "app-secrets") + "\ntype: Opaque\nkind: Secret"
+	if k == KindYAML {
+		return snip{pieces: []piece{tx(pre), s, tx(post)}}
+	}
+	return embedded(k, []string{"secret", "manifest"}, pre, s, post+"\n", false)
 }
 
 // ---------------------------------------------------------------------
