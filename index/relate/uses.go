@@ -235,7 +235,15 @@ func (g *Graph) users(path string, syms []int) []string {
 		// Likewise an ECMAScript declaration is used only from its
 		// module's transitive importers (jsDependents), whose Refs are
 		// at hand: the build needs no file that merely mentions a name.
-		for n := range v.jsDependents(self) {
+		deps := v.jsDependents(self)
+		for _, m := range v.jsAugmented(t, self) {
+			// Stream.ts augments Effect.ts's interfaces: their users
+			// import Effect.ts, not Stream.ts.
+			for n := range v.jsDependents(m) {
+				deps[n] = true
+			}
+		}
+		for n := range deps {
 			f := v.file(n)
 			if f == nil || f.syn == nil {
 				continue

@@ -47,7 +47,74 @@ func resolveJS(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 			}
 		}
 	}
+	for i := start; i < len(out); i++ {
+		out = v.jsAugmentations(out[i], c, out)
+	}
 	return out
+}
+
+// jsAugmentations appends the declarations that augment the interface or
+// namespace at l from other modules: `declare module "./Effect.js" {
+// interface Effect<A> … }` in Stream.ts adds to Effect.ts's Effect, and
+// the compiler merges both into the one type a user of Effect sees. The
+// augmenting declaration is a symbol whose Container is the module
+// specifier (the `declare module` symbol's name); the specifier must
+// resolve, from the augmenting file, to l's file.
+func (v *view) jsAugmentations(l symLoc, c *useCtx, out []symLoc) []symLoc {
+	t := v.file(l.file)
+	if t == nil || t.syn == nil {
+		return out
+	}
+	sym := &t.syn.Symbols[l.sym]
+	if sym.Container != "" || (sym.Kind != syntax.Interface && sym.Kind != syntax.Class && sym.Kind != syntax.Namespace) {
+		return out
+	}
+	key := "jsaug\x00" + strconv.Itoa(int(l.file)) + "\x00" + sym.Name
+	if r, ok := c.memo[key]; ok {
+		return append(out, r...)
+	}
+	var found []symLoc
+	v.eachSym(sym.Name, func(n, i int32) {
+		a := v.file(n)
+		if n == l.file || a == nil || a.syn == nil {
+			return
+		}
+		// The container may also be an outer namespace of that name:
+		// only a declared module augments.
+		spec := a.syn.Symbols[i].Container
+		if spec == "" || !jsDeclaresModule(a, spec) {
+			return
+		}
+		if slices.Contains(v.jsModule(a, n, spec, c), l.file) {
+			found = append(found, symLoc{file: n, sym: i})
+		}
+	})
+	c.memo[key] = found
+	return append(out, found...)
+}
+
+// jsAugmented returns the modules file t (node self) augments: those its
+// top-level `declare module "spec"` declarations resolve to.
+func (v *view) jsAugmented(t *fileFacts, self int32) []int32 {
+	var out []int32
+	c := newUseCtx()
+	for i := range t.syn.Symbols {
+		if s := &t.syn.Symbols[i]; s.Kind == syntax.Module && s.Container == "" {
+			out = append(out, v.jsModule(t, self, s.Name, c)...)
+		}
+	}
+	return out
+}
+
+// jsDeclaresModule reports whether file t has a `declare module "spec"`
+// (a Module symbol named spec, at its top level).
+func jsDeclaresModule(t *fileFacts, spec string) bool {
+	for i := range t.syn.Symbols {
+		if s := &t.syn.Symbols[i]; s.Kind == syntax.Module && s.Container == "" && s.Name == spec {
+			return true
+		}
+	}
+	return false
 }
 
 // jsBroken returns the first module with syntax errors on the way name
