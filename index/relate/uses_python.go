@@ -75,7 +75,9 @@ func pyResolveUse(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc)
 // by its first declaration, so a module without declarations (an
 // __init__.py of imports only) is missing from its answer although it is
 // used: this is how a caller can still relate its file. uses are as for
-// Resolve (nil: every use of the file). Nil for a file of another
+// Resolve (nil: every use of the file). A module through which a name is
+// re-exported (`from .util import x`, x defined in util/compat.py and
+// imported by util/__init__.py) is listed too. Nil for a file of another
 // language, or a path not in the graph.
 func (g *Graph) ResolveModules(path string, uses []syntax.Use) []string {
 	v, self, ok := g.at(path)
@@ -90,11 +92,28 @@ func (g *Graph) ResolveModules(path string, uses []syntax.Use) []string {
 		uses = usesOf(f)
 	}
 	c := newUseCtx()
+	pc := pyCacheOf(c)
 	var out []string
 	for i := range uses {
-		for _, x := range pyUseVals(v, f, &uses[i], c) {
+		u := &uses[i]
+		for _, x := range pyUseVals(v, f, u, c) {
 			if x.sym < 0 && x.file >= 0 && x.file != self {
 				out = append(out, v.file(x.file).path)
+			}
+		}
+		if u.Member || u.From == "" || u.Name == "" {
+			continue
+		}
+		// A name the module re-exports (`from .util import py311`, util's
+		// __init__.py importing it from .compat) is looked up in that
+		// module when the import runs: the re-exporting module is used,
+		// besides the file defining the name.
+		for _, m := range pc.path(v, f, u.From) {
+			if m.sym >= 0 || m.file < 0 || m.file == self {
+				continue
+			}
+			if slices.ContainsFunc(pc.attr(v, m, u.Name), func(a pyVal) bool { return a.sym >= 0 && a.file != m.file }) {
+				out = append(out, v.file(m.file).path)
 			}
 		}
 	}

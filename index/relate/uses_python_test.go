@@ -34,11 +34,13 @@ func TestResolveModulesPython(t *testing.T) {
 		// `import lib.engine.cursor` then lib.engine.cursor.fetch: lib,
 		// lib/engine (no declarations) and cursor; `from lib.shadow import
 		// other` is the submodule, `import … as lh` langhelpers; `from
-		// lib.shadow import sub` is a function, and `from lib.util import
-		// memo` uses no module as an object.
+		// lib.shadow import sub` is a function shadow's __init__.py
+		// declares; `from lib.util import memo` looks memo up in
+		// lib/util/__init__.py, which re-exports it from langhelpers:
+		// both are used.
 		{"app/use.py", []string{
 			"lib/__init__.py", "lib/engine/__init__.py", "lib/engine/cursor.py",
-			"lib/shadow/other.py", "lib/util/langhelpers.py",
+			"lib/shadow/other.py", "lib/util/__init__.py", "lib/util/langhelpers.py",
 		}},
 		{"app/chain.py", []string{"lib/api.py", "lib/pub/__init__.py"}},
 		// A module reaching nothing as an object, and a file outside
