@@ -286,29 +286,48 @@ func (e *env) dependencies(ctx context.Context, g *relate.Graph, t *item, syn *s
 		}
 		return nil
 	}
+	within := func(s *syntax.Symbol, r syntax.Range) bool {
+		return r.StartByte <= s.Range.StartByte && s.Range.EndByte <= r.EndByte && s.Range != r
+	}
+	// A type larger than bigTypeBytes of which the target uses members
+	// is stood for by those members: a 900-line class of which two
+	// methods are used would take the room of every smaller dependency,
+	// and be cut for the budget first (then none of it is sent).
+	big := map[relate.SymbolRef]bool{}
 	types := map[string][]syntax.Range{}
 	for _, d := range deps {
-		if s := decl(d); s != nil && isTypeLike(d.Kind) {
-			types[d.Path] = append(types[d.Path], s.Range)
+		s := decl(d)
+		if s == nil || !isTypeLike(d.Kind) {
+			continue
 		}
+		if s.Range.EndByte-s.Range.StartByte > bigTypeBytes && slices.ContainsFunc(deps, func(m relate.SymbolRef) bool {
+			ms := decl(m)
+			return m.Path == d.Path && ms != nil && !m.Kind.IsScope() && within(ms, s.Range)
+		}) {
+			big[d] = true
+			continue
+		}
+		types[d.Path] = append(types[d.Path], s.Range)
 	}
 	inside := func(d relate.SymbolRef) bool {
 		s := decl(d)
 		if s == nil || s.Container == "" || isTypeLike(d.Kind) {
 			return false
 		}
-		return slices.ContainsFunc(types[d.Path], func(r syntax.Range) bool {
-			return r.StartByte <= s.Range.StartByte && s.Range.EndByte <= r.EndByte
-		})
+		return slices.ContainsFunc(types[d.Path], func(r syntax.Range) bool { return within(s, r) })
 	}
 	var out []relate.SymbolRef
 	for _, d := range deps {
-		if d.Path != t.path && !d.Kind.IsScope() && !inside(d) {
+		if d.Path != t.path && !d.Kind.IsScope() && !inside(d) && !big[d] {
 			out = append(out, d)
 		}
 	}
 	return out
 }
+
+// bigTypeBytes is the size over which a type a target uses members of is
+// related through those members rather than as a whole (dependencies).
+const bigTypeBytes = 16 << 10
 
 // targetUses returns the uses of a target's regions, nil for a whole-file
 // target (every use of the file as indexed). For a language without a uses
