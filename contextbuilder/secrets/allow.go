@@ -157,6 +157,17 @@ func isSpace(r rune) bool {
 	return false
 }
 
+// lowEntropy reports whether v falls under a rule's entropy floor. A value
+// of 12 digits or more is held to four fifths of it: ten symbols carry at
+// most 3.32 bits, and a random 16-digit client ID (Asana's) often scores
+// under 2.5, the floor of the keyed rules, that letters and digits clear.
+func lowEntropy(v []byte, floor float64) bool {
+	if len(v) >= 12 && !bytes.ContainsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+		floor *= 0.8
+	}
+	return entropy(v) < floor
+}
+
 // entropy is the Shannon entropy of v in bits per byte.
 func entropy(v []byte) float64 {
 	if len(v) == 0 {
@@ -195,5 +206,35 @@ var codeRefRE = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:(?:\.|->|::|\?\.)[A-Z
 var publicKeyRE = regexp.MustCompile(`public|publishable|_sid$|account_?sid|measurement|name$|type$`)
 
 // codeReference reports an unquoted keyed value that names something in
-// code rather than holding a literal.
-func codeReference(v []byte) bool { return codeRefRE.Match(v) }
+// code rather than holding a literal. A dotted path one of whose segments
+// is token-shaped (t1.G.igWGs93Zzs3r26Bx2zBF0GEsy…, a Yandex token) is a
+// literal: no identifier in code is 20 characters of letters and digits.
+func codeReference(v []byte) bool {
+	if !codeRefRE.Match(v) {
+		return false
+	}
+	for _, seg := range bytes.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '-' || r == '>' || r == ':' || r == '?' }) {
+		if randomSegment(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+// randomSegment reports a path segment of at least 20 bytes holding
+// letters and digits.
+func randomSegment(seg []byte) bool {
+	if len(seg) < 20 {
+		return false
+	}
+	letter, digit := false, false
+	for _, c := range seg {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	return letter && digit
+}

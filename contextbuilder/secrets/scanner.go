@@ -506,7 +506,7 @@ func (r *compiled) run(text []byte, regions []span, cands []int, out []Finding) 
 			if exampleKey(v) {
 				continue
 			}
-			if !r.prefixed && (placeholder(v) || (r.Entropy > 0 && entropy(trimValue(v)) < r.Entropy)) {
+			if !r.prefixed && (placeholder(v) || (r.Entropy > 0 && lowEntropy(trimValue(v), r.Entropy))) {
 				continue
 			}
 			out = appendFinding(out, text, Finding{RuleID: r.ID, Start: start, End: end, Confidence: High})
@@ -550,7 +550,7 @@ func (r *compiled) runKeyed(text []byte, lines []span, cache map[int][]pair, out
 			if exampleKey(v) {
 				continue
 			}
-			if !r.prefixed && (placeholder(v) || (!p.quoted && codeReference(v)) || (r.Entropy > 0 && entropy(trimValue(v)) < r.Entropy)) {
+			if !r.prefixed && (placeholder(v) || (!p.quoted && codeReference(v)) || (r.Entropy > 0 && lowEntropy(trimValue(v), r.Entropy))) {
 				continue
 			}
 			out = appendFinding(out, text, Finding{RuleID: r.ID, Start: p.valStart + start, End: p.valStart + end, Confidence: High})
