@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,14 +35,7 @@ func TestDottedTokenInNestedEnv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := strings.Index(text, tok)
-		covered := false
-		for _, f := range fs {
-			if f.Start <= i && i+len(tok) <= f.End {
-				covered = true
-			}
-		}
-		if !covered {
+		if i := strings.Index(text, tok); !covers(fs, i, i+len(tok)) {
 			t.Errorf("%q: token not covered by %+v", text, fs)
 		}
 	}
@@ -62,8 +56,7 @@ func TestDigitsKeyedByVendor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := strings.Index(text, id)
-		if !slicesContainsCover(fs, i, i+len(id)) {
+		if i := strings.Index(text, id); !covers(fs, i, i+len(id)) {
 			t.Errorf("%q: id not covered by %+v", text, fs)
 		}
 	}
@@ -73,11 +66,7 @@ func TestDigitsKeyedByVendor(t *testing.T) {
 	}
 }
 
-func slicesContainsCover(fs []Finding, start, end int) bool {
-	for _, f := range fs {
-		if f.Start <= start && end <= f.End {
-			return true
-		}
-	}
-	return false
+// covers reports whether one finding spans [start, end).
+func covers(fs []Finding, start, end int) bool {
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Start <= start && end <= f.End })
 }

@@ -107,7 +107,7 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 		out = s.members(v, t, u.Name, out, 0, nil)
 		iface = iface || v.file(t.file).syn.Symbols[t.sym].Kind == syntax.Interface
 	}
-	if len(out) > start || iface || s.anonymous(v, self, recv) || s.external(v, self, recv) {
+	if len(out) > start || iface || s.settled(v, self, recv) {
 		// A method of an interface value is the interface's method, which
 		// it has even when its declaration is outside the workspace (an
 		// embedded interface of a module not in it): never a same-named
@@ -140,35 +140,22 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 	return out
 }
 
-// anonymous reports whether descriptor d, read in file n, evaluates to a
-// type literal that embeds nothing (goAnon), pointers stripped.
-func (s *goState) anonymous(v *view, n int32, d string) bool {
-	if d == "" {
-		return false
-	}
-	for _, t := range s.eval(v, n, d, 0) {
-		if strings.TrimLeft(t.d, "*") == goAnon {
-			return true
-		}
-	}
-	return false
-}
-
-// external reports whether descriptor d, read in file n, evaluates to a
-// type of an imported package none of whose files is in the workspace
-// (buf.String() on a bytes.Buffer of a module's file): its members are
-// that package's, never a same-named member of the file's own package.
-func (s *goState) external(v *view, n int32, d string) bool {
+// settled reports whether descriptor d, read in file n, evaluates to a
+// type whose members are never the file's package's same-named ones: a
+// type literal that embeds nothing (goAnon), whose members it declares
+// itself, or a type of an imported package none of whose files is in the
+// workspace (buf.String() on a bytes.Buffer of a module's file).
+func (s *goState) settled(v *view, n int32, d string) bool {
 	if d == "" {
 		return false
 	}
 	for _, t := range s.eval(v, n, d, 0) {
 		q := strings.TrimLeft(t.d, "*")
-		i := strings.LastIndexByte(q, '.')
-		if !goNamed(q) || i < 0 || strings.LastIndexByte(q, '/') > i {
-			continue
+		if q == goAnon {
+			return true
 		}
-		if len(s.importFiles(v, t.n, q[:i])) == 0 {
+		i := strings.LastIndexByte(q, '.')
+		if goNamed(q) && i >= 0 && strings.LastIndexByte(q, '/') < i && len(s.importFiles(v, t.n, q[:i])) == 0 {
 			return true
 		}
 	}

@@ -2,12 +2,9 @@ package main
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/tools/corpus"
@@ -27,11 +24,9 @@ var javaModules = []debSource{{
 
 // javaOracleJSON is the output of java/Oracle.java.
 type javaOracleJSON struct {
-	Javac  string `json:"javac"`
-	Errors int    `json:"errors"`
-	Files  map[string]struct {
-		Used map[string]int `json:"used"`
-	} `json:"files"`
+	Javac  string      `json:"javac"`
+	Errors int         `json:"errors"`
+	Files  scriptFiles `json:"files"`
 }
 
 // javaCorpus copies the sources to a workspace and runs the oracle (the
@@ -45,33 +40,14 @@ func javaCorpus(e env, s debSource) (*corpusRun, error) {
 	if err := corpus.CopyTree(src, root); err != nil {
 		return nil, err
 	}
+	var o javaOracleJSON
 	script := filepath.Join(e.tmp, "Oracle.java")
-	if err := os.WriteFile(script, javaOracleSrc, 0o644); err != nil {
+	if err := runScript(script, javaOracleSrc, exec.Command("java", script, root), &o); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("java", script, root)
-	cmd.Dir = e.tmp
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("java Oracle.java: %w", err)
-	}
-	var o javaOracleJSON
-	if err := json.Unmarshal(out, &o); err != nil {
-		return nil, fmt.Errorf("Oracle.java output: %w", err)
-	}
-	used := map[string]map[string]int{}
-	var cands []string
-	for f, v := range o.Files {
-		used[f] = v.Used
-		if used[f] == nil {
-			used[f] = map[string]int{}
-		}
-		if !strings.HasSuffix(f, "package-info.java") && !strings.HasSuffix(f, "module-info.java") {
-			cands = append(cands, f)
-		}
-	}
-	slices.Sort(cands)
+	used, cands := o.Files.split(func(f string) bool {
+		return !strings.HasSuffix(f, "package-info.java") && !strings.HasSuffix(f, "module-info.java")
+	})
 	targets := sample(root, cands, e.n, e.seed, 1024, e.maxTarget)
 	return &corpusRun{
 		title: fmt.Sprintf("Java: %s (Debian source %s %s, src/main/java), javac %s tree API, one task over all files (%d files, %d errors); %d targets of %d candidates",

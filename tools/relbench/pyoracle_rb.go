@@ -2,13 +2,11 @@ package main
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/tools/corpus"
@@ -36,10 +34,8 @@ var pyPackages = []pyPackage{
 
 // pyOracleJSON is the output of py/oracle.py.
 type pyOracleJSON struct {
-	Python string `json:"python"`
-	Files  map[string]struct {
-		Used map[string]int `json:"used"`
-	} `json:"files"`
+	Python  string            `json:"python"`
+	Files   scriptFiles       `json:"files"`
 	Skipped map[string]string `json:"skipped"`
 }
 
@@ -63,34 +59,14 @@ func pyCorpus(e env, p pyPackage) (*corpusRun, error) {
 		}
 		pythonPath = append(pythonPath, filepath.Join(dir, distPackages))
 	}
+	var o pyOracleJSON
 	script := filepath.Join(e.tmp, "pyoracle.py")
-	if err := os.WriteFile(script, pyOracleSrc, 0o644); err != nil {
+	cmd := exec.Command("python3", "-S", "-B", script, root)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+strings.Join(pythonPath, string(os.PathListSeparator)), "PYTHONDONTWRITEBYTECODE=1")
+	if err := runScript(script, pyOracleSrc, cmd, &o); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("python3", "-S", "-B", script, root)
-	cmd.Dir = e.tmp
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+strings.Join(pythonPath, string(os.PathListSeparator)), "PYTHONDONTWRITEBYTECODE=1")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("python3 oracle.py: %w", err)
-	}
-	var o pyOracleJSON
-	if err := json.Unmarshal(out, &o); err != nil {
-		return nil, fmt.Errorf("oracle.py output: %w", err)
-	}
-	used := map[string]map[string]int{}
-	var cands []string
-	for f, v := range o.Files {
-		used[f] = v.Used
-		if used[f] == nil {
-			used[f] = map[string]int{}
-		}
-		if pyCandidate(f) {
-			cands = append(cands, f)
-		}
-	}
-	slices.Sort(cands)
+	used, cands := o.Files.split(pyCandidate)
 	targets := sample(root, cands, e.n, e.seed, 1024, e.maxTarget)
 	return &corpusRun{
 		title: fmt.Sprintf("Python: %s (Debian %s %s), the interpreter (Python %s, -S) on every module (%d import, %d do not); %d targets of %d candidates",
