@@ -27,12 +27,13 @@ import (
 
 // cacheMagic starts every cache file; a file without it is foreign, or
 // of an earlier layout (1: one gob message for the whole cache; 2: symbol
-// kinds as strings; 3: word filters of a power-of-two size, two probes).
+// kinds as strings; 3: word filters of a power-of-two size, two probes;
+// 4: one token for every relative path, not one per last element).
 // A change of the encoding that leaves what the index derives unchanged
 // bumps it, not FormatVersion, which enters the fingerprints. A filter of
 // another layout must never be read as this one: it would answer "no" for
 // words its file holds.
-const cacheMagic = "ctxd-index-cache 4\n"
+const cacheMagic = "ctxd-index-cache 5\n"
 
 // errOldLayout is the error of loading a cache file of an earlier layout:
 // replaced on the next save, as expected after an upgrade.

@@ -266,6 +266,8 @@ func (s *demandSource) Syntax(p string) *syntax.File {
 
 func (s *demandSource) Content(p string) ([]byte, bool) { return s.r.Content(p) }
 
+func (s *demandSource) GoHeader(p string) (string, string, bool) { return s.r.GoHeader(p) }
+
 // withGraph returns the root with g as its relation graph.
 func (r *RootSnapshot) withGraph(g *relate.Graph) *RootSnapshot {
 	return &RootSnapshot{

@@ -36,6 +36,12 @@ type File struct {
 	// demand-driven builds; nil (may contain anything) for an open
 	// document, which every such build parses anyway.
 	words *words.Filter
+	// goHead is what a Go file's header says (syntax.GoHeader), the
+	// package name and the build constraint joined by a NUL, read at the
+	// listing so that a build before the parse knows a package's files
+	// without parsing them; "" when not read (not Go, an open document,
+	// a file the cache supplied).
+	goHead string
 	// Open reports that the entry comes from an editor buffer, Version
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`

@@ -67,6 +67,10 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 	if f.Language == "" {
 		return f, nil
 	}
+	if f.Language == syntax.Go {
+		pkg, cons := syntax.GoHeader(text)
+		f.goHead = pkg + "\x00" + cons
+	}
 	if ld.reread != nil {
 		f.syn = ld.lazy(rel, f)
 		return f, nil

@@ -250,6 +250,19 @@ func (r *RootSnapshot) Syntax(rel string) *syntax.File {
 	return nil
 }
 
+// GoHeader returns the package name and build constraint the header of
+// the Go file at rel states, read at the listing; ok is false when they
+// were not read (see File.goHead). The relation graph places a file that
+// is not parsed yet in its package by them.
+func (r *RootSnapshot) GoHeader(rel string) (pkg, constraint string, ok bool) {
+	f, found := r.files.Get(rel)
+	if !found || f.goHead == "" {
+		return "", "", false
+	}
+	pkg, constraint, _ = strings.Cut(f.goHead, "\x00")
+	return pkg, constraint, true
+}
+
 // Content returns the text of an indexed file (the editor's buffer when
 // open). It never reads a skipped path, so a denied file cannot reach a
 // resolver through a config lookup. ok is false when absent, unreadable or

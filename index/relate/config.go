@@ -97,10 +97,16 @@ func loadEnv(src Source, paths []string) *env {
 			if mod == "" {
 				continue
 			}
-			if old, ok := e.modDirs[mod]; !ok || dir < old {
+			if mod == "std" {
+				// The standard library's packages are imported
+				// without the module path ("std/fmt" is no import):
+				// the std root below resolves them.
+				mod = ""
+			}
+			if old, ok := e.modDirs[mod]; mod != "" && (!ok || dir < old) {
 				e.modDirs[mod] = dir
 			}
-			if mod == "std" && (!e.hasStd || len(dir) < len(e.stdRoot) || (len(dir) == len(e.stdRoot) && dir < e.stdRoot)) {
+			if e.goMods[dir] == "std" && (!e.hasStd || len(dir) < len(e.stdRoot) || (len(dir) == len(e.stdRoot) && dir < e.stdRoot)) {
 				e.stdRoot, e.hasStd = dir, true
 			}
 		case "tsconfig.json", "jsconfig.json":

@@ -75,6 +75,10 @@ type fileFacts struct {
 	goTest    bool         // a _test.go file
 	goOff     bool         // a Go file that does not build for env.goPlat
 	goPkg     string
+	// goHead: a Go file without an extraction whose package (goPkg,
+	// goTest, goOff, goCons) its header says.
+	goHead    bool
+	goCons    string
 	reqs      []request // parallel to syn.Imports
 	keys      []regKey
 	typeNames []string // Java, C#, C/C++: sorted distinct names of type symbols
@@ -82,12 +86,16 @@ type fileFacts struct {
 	extra     []extraBase
 }
 
-func newFacts(p string, syn *syntax.File, e *env) *fileFacts {
+func newFacts(p string, syn *syntax.File, h goHead, e *env) *fileFacts {
 	f := &fileFacts{path: p, dir: dirOf(p), syn: syn, lang: langOf(p, syn)}
 	f.tsFirst = f.lang == syntax.FamilyECMAScript && isTSImporter(p)
 	if f.lang == syntax.FamilyGo {
 		f.goTest = strings.HasSuffix(p, "_test.go")
 		f.goOff = !e.goPlat.builds(p, nil)
+		if syn == nil && h.ok {
+			f.goHead, f.goPkg, f.goCons = true, h.pkg, h.constraint
+			f.goOff = !e.goPlat.builds(p, goExpr(h.constraint))
+		}
 	}
 	if syn == nil {
 		return f
@@ -126,6 +134,10 @@ func newFacts(p string, syn *syntax.File, e *env) *fileFacts {
 	}
 	return f
 }
+
+// goKnown reports whether the package of a Go file is known: from its
+// extraction, or without one from its header.
+func (f *fileFacts) goKnown() bool { return f.syn != nil || f.goHead }
 
 func sortedSet(s []string) []string {
 	if len(s) == 0 {

@@ -174,7 +174,7 @@ func goFilePlatform(f *fileFacts, host goPlatform) goPlatform {
 
 func (f *fileFacts) goConstraint() string {
 	if f.syn == nil {
-		return ""
+		return f.goCons
 	}
 	return f.syn.Constraint
 }

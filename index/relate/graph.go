@@ -29,6 +29,17 @@ type Source interface {
 	Content(path string) ([]byte, bool)
 }
 
+// GoHeaders is implemented by a Source that knows, for Go files it has not
+// parsed, what their headers say (syntax.GoHeader): a graph then places
+// such a file in its package (name, test file, build constraint) without
+// its extraction, and a build before the parse needs the files of a
+// package only where a lookup's name may be declared, not all of them.
+type GoHeaders interface {
+	// GoHeader returns the package name and the build constraint of the
+	// Go file at path; ok is false when unknown.
+	GoHeader(path string) (pkg, constraint string, ok bool)
+}
+
 // EdgeKind names a relation between two files. The values are stable.
 type EdgeKind string
 
@@ -135,18 +146,47 @@ func build(src Source, paths []string, e *env) *Graph {
 	for i, p := range paths {
 		syns[i] = src.Syntax(p)
 	}
+	heads := goHeadsOf(src, paths, syns)
 	files := make([]*fileFacts, len(paths))
 	workers := min(runtime.GOMAXPROCS(0), 1+len(paths)/256)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(paths); i += workers {
-				files[i] = newFacts(paths[i], syns[i], e)
+				files[i] = newFacts(paths[i], syns[i], heads[i], e)
 			}
 		})
 	}
 	wg.Wait()
 	return &Graph{env: e, base: newIndex(files)}
+}
+
+// goHead is a Go file's header as a GoHeaders source states it.
+type goHead struct {
+	pkg, constraint string
+	ok              bool
+}
+
+// goHeadOf returns the header of the Go file at p when it has no
+// extraction and src knows it.
+func goHeadOf(src Source, p string, syn *syntax.File) goHead {
+	hs, ok := src.(GoHeaders)
+	if !ok || syn != nil || syntax.FamilyForPath(p) != syntax.FamilyGo {
+		return goHead{}
+	}
+	pkg, cons, ok := hs.GoHeader(p)
+	return goHead{pkg, cons, ok}
+}
+
+// goHeadsOf is goHeadOf for every path (nil when src knows none).
+func goHeadsOf(src Source, paths []string, syns []*syntax.File) []goHead {
+	heads := make([]goHead, len(paths))
+	if _, ok := src.(GoHeaders); ok {
+		for i, p := range paths {
+			heads[i] = goHeadOf(src, p, syns[i])
+		}
+	}
+	return heads
 }
 
 // Update returns the graph of src, given that only the listed paths changed
@@ -193,7 +233,8 @@ func (g *Graph) Update(src Source, changed []string) *Graph {
 	for _, p := range changed {
 		var f *fileFacts
 		if exists(p) {
-			f = newFacts(p, src.Syntax(p), g.env)
+			syn := src.Syntax(p)
+			f = newFacts(p, syn, goHeadOf(src, p, syn), g.env)
 		}
 		if id, inBase := g.base.ids[p]; inBase {
 			nd.changed[p] = f
@@ -291,16 +332,21 @@ func (v *view) node(p string) (int32, bool) {
 }
 
 func (v *view) file(n int32) *fileFacts {
-	var f *fileFacts
-	if n < v.nb {
-		f = v.b.files[n]
-	} else {
-		f = v.d.files[n-v.nb]
-	}
+	f := v.raw(n)
 	if v.tr != nil {
 		v.need(NeedFile, f.path)
 	}
 	return f
+}
+
+// raw is file without recording a lookup: for a caller that reads only
+// what the listing already knows of an unparsed file (its path, its Go
+// header) and records what else it depends on itself.
+func (v *view) raw(n int32) *fileFacts {
+	if n < v.nb {
+		return v.b.files[n]
+	}
+	return v.d.files[n-v.nb]
 }
 
 func (v *view) facts(p string) *fileFacts {
@@ -406,15 +452,41 @@ func (v *view) eachDef(name string, fn func(n int32)) {
 	})
 }
 
+// needDirWords records the lookup of the files of dir whose text holds the
+// words of list, and with plat that build for it (NeedDirWords).
+func (v *view) needDirWords(dir, list string, plat *goPlatform) {
+	key := dir + "\x00" + list
+	if plat != nil {
+		key += "\x00" + plat.String()
+	}
+	v.need(NeedDirWords, key)
+}
+
 // eachSymIn calls fn for every symbol named name declared in one of
 // files (sorted ids), in id order. It looks up the files, not the name:
-// a traced graph records each file, so that a demand-driven build parses
-// the few files a scoped lookup can answer from, rather than every file
-// whose text holds a common name.
-func (v *view) eachSymIn(name string, files []int32, fn func(n, sym int32)) {
+// a traced graph records, for each directory of files, the lookup of the
+// files there whose text holds name's words (and those of also, when a
+// declaration that fn keeps must hold them too), so that a demand-driven
+// build parses the few files of a package that can declare the name,
+// rather than the whole package or every file of the tree whose text
+// holds a common name.
+//
+// A caller that keeps only declarations whose text also holds the words of
+// also (a method's receiver type) says so, and with plat, that files were
+// chosen among the Go files that build for it: the lookup then leaves out
+// the files of the directory whose headers say they do not.
+func (v *view) eachSymIn(name, also string, plat *goPlatform, files []int32, fn func(n, sym int32)) {
 	if v.tr != nil {
+		key := name
+		if also != "" {
+			key += " " + also
+		}
+		last := ""
 		for _, n := range files {
-			v.file(n)
+			if f := v.raw(n); f.syn == nil && f.dir != last {
+				last = f.dir
+				v.needDirWords(f.dir, key, plat)
+			}
 		}
 	}
 	v.eachLoc(func(ix *index) []symLoc { return ix.syms.get(name) }, func(n, sym int32) {

@@ -29,7 +29,7 @@ func (g *Graph) Imports(path string) []Edge {
 		buf = v.resolve(f, &f.reqs[i], buf[:0])
 		for _, n := range buf {
 			if n != self {
-				out = append(out, Edge{From: path, To: v.file(n).path, Kind: EdgeImport, Via: f.syn.Imports[i].Path})
+				out = append(out, Edge{From: path, To: v.raw(n).path, Kind: EdgeImport, Via: f.syn.Imports[i].Path})
 			}
 		}
 	}

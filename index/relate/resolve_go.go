@@ -19,7 +19,9 @@ import (
 //  3. the vendor directory of the importer's module.
 //
 // GOPATH-era relative imports ("./x") name a directory relative to the
-// importer. The first directory holding Go files wins.
+// importer, outside a module only: the go command rejects them in a module
+// ("local import in non-local package"). The first directory holding Go
+// files wins.
 func (e *env) goRequest(f *fileFacts, p string, c *reqCtx) request {
 	if p == "" || p == "C" {
 		return request{}
@@ -34,6 +36,9 @@ func (e *env) goRequest(f *fileFacts, p string, c *reqCtx) request {
 		alts = append(alts, d)
 	}
 	if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+		if c.hasMod {
+			return request{}
+		}
 		if d, ok := resolveRel(f.dir, p); ok {
 			add(d)
 		}
@@ -43,7 +48,7 @@ func (e *env) goRequest(f *fileFacts, p string, c *reqCtx) request {
 		return request{}
 	}
 	modDir, mod, hasMod := c.modDir, c.mod, c.hasMod
-	if hasMod && mod != "" && (p == mod || strings.HasPrefix(p, mod+"/")) {
+	if hasMod && mod != "" && mod != "std" && (p == mod || strings.HasPrefix(p, mod+"/")) {
 		// The importer's own module, unless a nested module claims a
 		// longer prefix.
 		if d, rest, ok := e.moduleFor(p); ok && len(p)-len(rest) > len(mod)+1 {
@@ -77,16 +82,10 @@ func (e *env) goRequest(f *fileFacts, p string, c *reqCtx) request {
 // without an extraction count as part of the package.
 func (v *view) goPackage(f *fileFacts, dir string, out []int32) []int32 {
 	get := func(ix *index) []int32 { return ix.goDirs[dir] }
-	hasLib := false
-	v.list(NeedGoDir, dir, get, func(n int32) {
-		t := v.file(n)
-		if !t.goTest && t.goPkg != "" && t.goPkg != "main" {
-			hasLib = true
-		}
-	})
+	hasLib := v.goHasLib(dir)
 	testing := f.lang == syntax.FamilyGo && f.goTest && f.dir == dir
 	v.list(NeedGoDir, dir, get, func(n int32) {
-		t := v.file(n)
+		t := v.raw(n)
 		switch {
 		case !t.goTest:
 			if !hasLib || t.goPkg != "main" {
@@ -99,4 +98,18 @@ func (v *view) goPackage(f *fileFacts, dir string, out []int32) []int32 {
 		}
 	})
 	return out
+}
+
+// goHasLib reports whether the Go files of dir hold a package other than
+// main (test files aside): an import of dir then reaches that package, not
+// the main files beside it.
+func (v *view) goHasLib(dir string) bool {
+	hasLib := false
+	v.list(NeedGoDir, dir, func(ix *index) []int32 { return ix.goDirs[dir] }, func(n int32) {
+		t := v.raw(n)
+		if !t.goTest && t.goPkg != "" && t.goPkg != "main" {
+			hasLib = true
+		}
+	})
+	return hasLib
 }

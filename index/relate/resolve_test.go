@@ -82,11 +82,14 @@ import ./../b
 			"b/ext_test.go": {"b/b.go", "b/b_test.go", "b/doc.go", "b/export_test.go"},
 			// A nested module imports its parent module's packages.
 			"nested/n.go": {"b/b.go", "b/doc.go", "nested/inner/i.go"},
-			"old/o.go":    {"b/b.go", "b/doc.go"},
+			// A relative import in a module is an error of the go
+			// command: it reaches nothing.
+			"old/o.go": nil,
 		},
 		unresolved: map[string][]string{
 			"a/a.go":      {"fmt", "example.com/m/missing"},
 			"nested/n.go": nil,
+			"old/o.go":    {"./../b"},
 		},
 	}, {
 		name: "only main",
@@ -151,8 +154,13 @@ package a
 import example.com/b
 -- b/b.go --
 package b
+-- old/o.go --
+package old
+import ./../b
 `,
-		imports:    map[string][]string{"a/a.go": nil},
+		// Outside a module, a GOPATH-era relative import reaches the
+		// directory it names.
+		imports:    map[string][]string{"a/a.go": nil, "old/o.go": {"b/b.go"}},
 		unresolved: map[string][]string{"a/a.go": {"example.com/b"}},
 	}})
 }

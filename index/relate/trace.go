@@ -50,6 +50,10 @@ const (
 	// NeedGoRef: the Go files of a directory referencing a name (Key is
 	// the directory, a NUL, and the name).
 	NeedGoRef
+	// NeedDirWords: the files directly in a directory whose text holds
+	// every word of a list (Key is the directory, a NUL, and the words):
+	// those that can declare a name in a package or import a path.
+	NeedDirWords
 )
 
 // Need is one lookup a query made.
@@ -146,8 +150,40 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 		}
 		return func(_ string, may func(words.Key) bool) bool { return may(ws) }
 	case NeedGoDir:
+		// A Go file whose header the listing read is placed in its
+		// package without its extraction (fileFacts.goHead).
+		v := g.view()
 		return func(p string, _ func(words.Key) bool) bool {
-			return dirOf(p) == n.Key && syntax.FamilyForPath(p) == syntax.FamilyGo
+			if dirOf(p) != n.Key || syntax.FamilyForPath(p) != syntax.FamilyGo {
+				return false
+			}
+			id, ok := v.node(p)
+			return !ok || !v.raw(id).goKnown()
+		}
+	case NeedDirWords:
+		dir, list, _ := strings.Cut(n.Key, "\x00")
+		list, plat, hasPlat := strings.Cut(list, "\x00")
+		ws := words.KeyOf(words.Split(list))
+		var p goPlatform
+		if hasPlat {
+			p.goos, p.goarch, _ = strings.Cut(plat, "/")
+		}
+		v := g.view()
+		return func(path string, may func(words.Key) bool) bool {
+			if dirOf(path) != dir || (len(ws) != 0 && !may(ws)) {
+				return false
+			}
+			if !hasPlat {
+				return true
+			}
+			// A Go file whose header says it does not build for the
+			// platform was never among the lookup's files.
+			id, ok := v.node(path)
+			if !ok {
+				return true
+			}
+			f := v.raw(id)
+			return !f.goKnown() || v.goBuilds(f, p)
 		}
 	case NeedGoRef:
 		dir, name, _ := strings.Cut(n.Key, "\x00")
@@ -191,7 +227,7 @@ func (n Need) dir() (string, bool) {
 	switch n.Kind {
 	case NeedGoDir, NeedProject:
 		return n.Key, true
-	case NeedGoRef:
+	case NeedGoRef, NeedDirWords:
 		dir, _, _ := strings.Cut(n.Key, "\x00")
 		return dir, true
 	}
@@ -252,7 +288,7 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 		// last element.
 		e := g.env
 		for dir, mod := range e.goMods {
-			if mod == "" {
+			if mod == "" || mod == "std" {
 				continue
 			}
 			if rest, in := within(dir, val); in {
@@ -268,8 +304,12 @@ func (g *Graph) regWords(key string) ([][]string, func(string) bool, bool) {
 			alts = append(alts, importWords(val[i+len("vendor/"):]))
 		}
 		// A relative import ("../constant") names the last element,
-		// after a relative path.
-		alts = append(alts, append([]string{words.Relative}, words.Split(path.Base(val))...))
+		// after a relative path, or ends in a "..". Only a file outside
+		// every module has one (goRequest): none when the root is in a
+		// module.
+		if _, rootMod := e.goMods[""]; !rootMod {
+			alts = append(alts, []string{words.RelativeTo(path.Base(val))}, []string{words.RelativeTo("..")})
+		}
 	case "jp", "ns":
 		alts = [][]string{words.Split(val)}
 	case "py":

@@ -28,7 +28,9 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 		f := v.file(id)
 		filter := words.NewFilter(texts[f.path])
 		var needs []Need
-		if f.lang == syntax.FamilyGo {
+		if f.lang == syntax.FamilyGo && !f.goKnown() {
+			// A Go file known by its extraction or its header is placed
+			// in its package without a parse (TestGoDirByHeaders).
 			needs = append(needs, Need{NeedGoDir, f.dir})
 		}
 		if strings.HasSuffix(f.path, ".csproj") || strings.HasSuffix(f.path, ".sln") {
@@ -42,7 +44,15 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 				}
 			}
 			for _, s := range f.syn.Symbols {
-				needs = append(needs, Need{NeedSym, s.Name})
+				needs = append(needs, Need{NeedSym, s.Name}, Need{NeedDirWords, f.dir + "\x00" + s.Name})
+				if f.lang == syntax.FamilyGo && s.Container != "" {
+					needs = append(needs, Need{NeedDirWords, f.dir + "\x00" + s.Name + " " + s.Container})
+				}
+			}
+			for _, imp := range f.syn.Imports {
+				if f.lang == syntax.FamilyGo {
+					needs = append(needs, Need{NeedDirWords, f.dir + "\x00" + imp.Path})
+				}
 			}
 			for _, x := range f.extra {
 				needs = append(needs, Need{NeedBaseUse, x.name})

@@ -2,6 +2,7 @@ package relate
 
 import (
 	"cmp"
+	gotoken "go/token"
 	"maps"
 	"slices"
 	"strconv"
@@ -228,6 +229,11 @@ func (g *Graph) users(path string, syms []int) []string {
 	if t.lang == syntax.FamilyGo && goUsersBound {
 		for _, dir := range slices.Sorted(maps.Keys(v.goDependents(t.dir))) {
 			for _, name := range names {
+				if dir != t.dir && !gotoken.IsExported(name) {
+					// Only its own package names an unexported
+					// declaration (goResolve).
+					continue
+				}
 				v.eachGoRefIn(dir, name, func(n int32) { cand.add(n) })
 			}
 		}
@@ -339,14 +345,35 @@ func (v *view) jsDependents(self int32) map[int32]bool {
 // is among the file's package's transitive imports. On a large tree this
 // keeps the users of a file's common member names ("ID", "String") to the
 // packages that depend on it, rather than every file that mentions them.
+//
+// A directory whose test files alone import a dependent is a dependent
+// too, but the closure does not go on from it: no import reaches a test
+// file (goPackage leaves them out, except for the directory's own tests),
+// nor a file of package main in a directory that holds another package (a
+// `//go:build ignore` generator), so a file importing that directory's
+// package cannot reach the declaration through it. Without this, the
+// table generator of package time, which imports net/http, made every
+// importer of time (of os, of fmt) a candidate user of net/http.
 func (v *view) goDependents(dir string) map[string]bool {
-	return closure(dir, func(d string, add func(string)) {
+	out := map[string]bool{dir: true}
+	queue := []string{dir}
+	through := map[string]bool{dir: true} // directories the closure went on from
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
 		v.eachReg("go:"+d, func(n, _ int32) {
-			if f := v.file(n); f != nil && f.lang == syntax.FamilyGo {
-				add(f.dir)
+			f := v.file(n)
+			if f == nil || f.lang != syntax.FamilyGo {
+				return
+			}
+			out[f.dir] = true
+			if !f.goTest && !through[f.dir] && !(f.goPkg == "main" && v.goHasLib(f.dir)) {
+				through[f.dir] = true
+				queue = append(queue, f.dir)
 			}
 		})
-	})
+	}
+	return out
 }
 
 // closure returns start and everything next reaches from it, directly or

@@ -1,6 +1,7 @@
 package relate
 
 import (
+	gotoken "go/token"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,11 +82,26 @@ func (v *view) goBuilds(f *fileFacts, p goPlatform) bool {
 	return p.builds(f.path, goExpr(f.goConstraint()))
 }
 
-// goResolve resolves one use of Go file f.
+// goResolve resolves one use of Go file f. An unexported name is never
+// resolved to a declaration of another directory's package: Go does not
+// let a file name it (nor select such a field or method), whatever the
+// receiver's type, so the fallbacks that guess a receiver must not either;
+// and so the users of an unexported declaration are in its own directory.
 func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
 	if u.Name == "" {
 		return out
 	}
+	start := len(out)
+	out = goResolveAny(v, f, u, c, out)
+	if !gotoken.IsExported(u.Name) {
+		kept := slices.DeleteFunc(out[start:], func(l symLoc) bool { return v.raw(l.file).dir != f.dir })
+		out = out[:start+len(kept)]
+	}
+	return out
+}
+
+// goResolveAny is goResolve before the export rule.
+func goResolveAny(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []symLoc {
 	s := goStateOf(v, f, c)
 	self, ok := v.node(f.path)
 	if !ok {
@@ -118,14 +134,11 @@ func goResolve(v *view, f *fileFacts, u *syntax.Use, c *useCtx, out []symLoc) []
 	// The receiver's type is unknown (or outside the workspace): the
 	// members named Name of the types of the file's own package and of the
 	// types its other uses name.
-	for _, n := range s.pkgFiles(v, self) {
-		t := v.file(n)
-		for i := range t.syn.Symbols {
-			if sym := &t.syn.Symbols[i]; sym.Name == u.Name && sym.Container != "" {
-				out = append(out, symLoc{n, int32(i)})
-			}
+	v.eachSymIn(u.Name, "", &s.plat, s.pkgFiles(v, self), func(n, sym int32) {
+		if v.file(n).syn.Symbols[sym].Container != "" {
+			out = append(out, symLoc{n, sym})
 		}
-	}
+	})
 	for _, t := range s.knownTypes(v, f, self, c) {
 		out = s.members(v, t, u.Name, out, goMaxDepth-1, nil)
 	}
@@ -200,9 +213,11 @@ func (s *goState) pkgFiles(v *view, n int32) []int32 {
 		return files
 	}
 	var files []int32
+	// NeedGoDir stands for the files of the directory whose package only
+	// a parse tells: the others are read raw, by their headers.
 	v.list(NeedGoDir, f.dir, func(ix *index) []int32 { return ix.goDirs[f.dir] }, func(m int32) {
-		t := v.file(m)
-		if t.syn == nil || t.goPkg != f.goPkg || (t.goTest && !f.goTest) || !v.goBuilds(t, s.plat) {
+		t := v.raw(m)
+		if !t.goKnown() || t.goPkg != f.goPkg || (t.goTest && !f.goTest) || !v.goBuilds(t, s.plat) {
 			return
 		}
 		files = append(files, m)
@@ -231,8 +246,11 @@ func (s *goState) importFiles(v *view, n int32, p string) []int32 {
 		from = s.pkgFiles(v, n)
 	}
 	for _, m := range from {
-		t := v.file(m)
+		t := v.raw(m)
 		if t.syn == nil {
+			// Not parsed yet: it can import p only if its text holds
+			// the path's words.
+			v.needDirWords(t.dir, p, &s.plat)
 			continue
 		}
 		for i, imp := range t.syn.Imports {
@@ -244,7 +262,7 @@ func (s *goState) importFiles(v *view, n int32, p string) []int32 {
 			break
 		}
 	}
-	files = slices.DeleteFunc(files, func(m int32) bool { return !v.goBuilds(v.file(m), s.plat) })
+	files = slices.DeleteFunc(files, func(m int32) bool { return !v.goBuilds(v.raw(m), s.plat) })
 	s.imps[key] = files
 	return files
 }
@@ -266,7 +284,7 @@ func (s *goState) topLevel(v *view, files []int32, name string, out []symLoc) []
 	if len(files) == 0 {
 		return out
 	}
-	v.eachSymIn(name, files, func(n, sym int32) {
+	v.eachSymIn(name, "", &s.plat, files, func(n, sym int32) {
 		if v.file(n).syn.Symbols[sym].Container == "" {
 			out = append(out, symLoc{n, sym})
 		}
@@ -489,7 +507,9 @@ func (s *goState) members(v *view, t symLoc, name string, out []symLoc, depth in
 	typ := &tf.syn.Symbols[t.sym]
 	start := len(out)
 	files := s.pkgFiles(v, t.file)
-	v.eachSymIn(name, files, func(n, sym int32) {
+	// A member of the type is declared in the type's declaration or in a
+	// method whose receiver names it: its text holds both names.
+	v.eachSymIn(name, typ.Name, &s.plat, files, func(n, sym int32) {
 		if v.file(n).syn.Symbols[sym].Container == typ.Name {
 			out = append(out, symLoc{n, sym})
 		}

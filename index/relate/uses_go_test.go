@@ -75,7 +75,7 @@ func TestGoFilePlatform(t *testing.T) {
 		"a/z.go":               {"ignore", host},
 	}
 	for p, tt := range tests {
-		f := newFacts(p, &syntax.File{Language: syntax.Go, Package: "a", Constraint: tt.constraint}, e)
+		f := newFacts(p, &syntax.File{Language: syntax.Go, Package: "a", Constraint: tt.constraint}, goHead{}, e)
 		if got := goFilePlatform(f, host); got != tt.want {
 			t.Errorf("%s: %v, want %v", p, got, tt.want)
 		}

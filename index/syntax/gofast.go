@@ -122,6 +122,10 @@ func extractGoTree(s *spec, q *compiledQuery, tree *sitter.Tree, src []byte, af 
 	f := extractSymbols(s, q, tree, src)
 	goUsesFrom(af, src, f)
 	f.Uses = compactUses(f.Uses)
+	// Tree-sitter's recovery may find a package clause where go/parser's
+	// reading of the header does not: the header's answer is the one (see
+	// GoHeader), so that a file's package is the same parsed or not.
+	f.Package = goPackageName(src)
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"go/ast"
 	"go/build/constraint"
+	"go/scanner"
 	gotoken "go/token"
 	"strconv"
 	"strings"
@@ -114,6 +115,34 @@ func goMajor(s string) bool {
 		}
 	}
 	return true
+}
+
+// GoHeader returns what a Go file's header says without a parse: the
+// package name of its package clause ("" when the text does not open with
+// one, after comments) and the expression of its //go:build line. A build
+// before the folder is parsed knows from them which files make up a package
+// (name, test file, build constraint) without parsing the package's other
+// files; [Parse] gives a Go file's Package from the same reading, so the
+// header and the extraction never disagree.
+func GoHeader(src []byte) (pkg, constraint string) {
+	return goPackageName(src), goConstraint(src)
+}
+
+// goPackageName reads the package clause of a Go text: the first two
+// tokens after comments, "package" and an identifier.
+func goPackageName(src []byte) string {
+	var sc scanner.Scanner
+	fs := gotoken.NewFileSet()
+	// Only the clause is read: the scanner's cost is the few tokens
+	// before it, whatever the file's size.
+	sc.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
+	if _, tok, _ := sc.Scan(); tok != gotoken.PACKAGE {
+		return ""
+	}
+	if _, tok, lit := sc.Scan(); tok == gotoken.IDENT {
+		return lit
+	}
+	return ""
 }
 
 // goConstraint returns the expression of the //go:build line of a Go

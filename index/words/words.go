@@ -83,10 +83,23 @@ func EachPath(text []byte, fn func(p []byte)) {
 	}
 }
 
-// Relative is the token a filter holds when its text has a relative path
-// ("./x", "../x/y"): relative imports are rare in some languages, and
-// their words alone are common.
-const Relative = "./"
+// RelativeTo returns the token a filter holds when its text has a relative
+// path ("./x", "../y/x") whose last element is base: relative imports are
+// rare in some languages, and their words alone are common, as is a
+// relative path of any kind ("./testdata") in a large tree.
+func RelativeTo(base string) string { return "./" + base }
+
+// relativeBase returns the last element of relative path p; ".." for
+// one that ends in "." or "..", whose directory's name the text does not
+// say (RelativeTo("..") stands for them all).
+func relativeBase(p []byte) []byte {
+	p = bytes.TrimRight(p, "/")
+	b := p[bytes.LastIndexByte(p, '/')+1:]
+	if len(b) == 0 || string(b) == "." {
+		return []byte("..")
+	}
+	return b
+}
 
 // IsPath reports whether s is one path token of EachPath: path bytes
 // only, with a '/'.
@@ -149,11 +162,12 @@ func NewFilter(text []byte) *Filter {
 	Each(text, func(w []byte) { h = append(h, hash(w)) })
 	// Paths too, so that an import path is tested whole: its words
 	// ("go", "constant") are common, the path is not.
-	rel := hash([]byte(Relative))
+	var rel []byte
 	EachPath(text, func(p []byte) {
 		h = append(h, hash(p))
 		if bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../")) {
-			h = append(h, rel)
+			rel = append(append(rel[:0], "./"...), relativeBase(p)...)
+			h = append(h, hash(rel))
 		}
 	})
 	*hs = h

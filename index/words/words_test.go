@@ -134,3 +134,17 @@ func TestEachPath(t *testing.T) {
 		t.Error("an import path must be found whole, and only path bytes make a path")
 	}
 }
+
+// TestRelativeTokens: a relative path is held as one token per last
+// element, and a path ending in "." or ".." as RelativeTo("..").
+func TestRelativeTokens(t *testing.T) {
+	f := NewFilter([]byte(`import ("../x/vcs"; "./lib/"; "../.."; "./a/.")`))
+	for _, w := range []string{RelativeTo("vcs"), RelativeTo("lib"), RelativeTo("..")} {
+		if !f.MayContain([]string{w}) {
+			t.Errorf("filter misses %q", w)
+		}
+	}
+	if f.MayContain([]string{RelativeTo("http")}) {
+		t.Errorf("filter holds %q, a relative path the text does not have", RelativeTo("http"))
+	}
+}
