@@ -58,7 +58,21 @@ type OpenDocument struct {
 	SHA256     string `json:"sha256"`
 	Saved      bool   `json:"saved"`
 	OutOfSync  bool   `json:"out_of_sync"`
+	// Syntax is set when the buffer's newest version could not be parsed
+	// within the time requests wait for (a large buffer full of syntax
+	// errors): "stale" when requests answer from the syntax of version
+	// SyntaxOf (its ranges mapped onto the newest text), "text_only" when
+	// no parse of the buffer ever completed and requests have the text's
+	// answers only. Absent while requests read the version's own syntax.
+	Syntax   string `json:"syntax,omitempty"`
+	SyntaxOf *int32 `json:"syntax_of_version,omitempty"`
 }
+
+// The values of [OpenDocument.Syntax].
+const (
+	SyntaxStale    = "stale"
+	SyntaxTextOnly = "text_only"
+)
 
 // IndexStatus is ctxd.indexStatus: the session, its open documents and
 // the index, from one snapshot.
@@ -76,11 +90,19 @@ func (s *Service) IndexStatus(ctx context.Context, c Caller, a *IndexStatusArgs)
 	docs := s.index.Snapshot().Documents()
 	for _, uri := range docs.URIs() {
 		d, _ := docs.Get(uri)
-		res.OpenDocuments = append(res.OpenDocuments, OpenDocument{
+		od := OpenDocument{
 			URI: d.URI, LanguageID: d.LanguageID, Version: d.Version,
 			ByteSize: d.Text().Len(), LineCount: d.LineCount(), SHA256: d.SHA256(),
 			Saved: d.Saved, OutOfSync: d.OutOfSync,
-		})
+		}
+		if st, ok := d.Stale(); ok {
+			od.Syntax = SyntaxTextOnly
+			if st.Has {
+				of := st.Of
+				od.Syntax, od.SyntaxOf = SyntaxStale, &of
+			}
+		}
+		res.OpenDocuments = append(res.OpenDocuments, od)
 	}
 	return res, nil
 }
