@@ -60,7 +60,11 @@ import (
 // slow document, and the worker lets its changes settle for as long as
 // its last parse took (at most slowSettle), however many versions are
 // wanted: a parse per keystroke that the next keystroke cancels would
-// keep a core busy for nothing. Whether a document is slow is timing, so
+// keep a core busy for nothing. During continuous typing or a storm the
+// changes never settle: once the oldest change the worker has not taken
+// is slowOverdue old, it parses the newest version and lets it finish,
+// so the stale extraction falls behind by at most about that plus one
+// parse. Whether a document is slow is timing, so
 // which version's syntax a request reads is too; the budget report names
 // both versions, and the same two versions give the same bytes.
 //
@@ -102,12 +106,15 @@ var (
 
 // slowParse is how long a worker's parse may take for the document's
 // requests to keep waiting for the next one (see "Slow documents" above);
-// slowSettle caps the settling of a slow document's changes. A clean
+// slowSettle caps the settling of a slow document's changes, and after
+// slowOverdue since the oldest change it has not taken, the worker parses
+// a slow document without letting newer versions cancel the parse. A clean
 // 5,000-line Go file parses in a few tens of milliseconds. Variables so
 // that a test can make every document slow or none.
 var (
-	slowParse  = 250 * time.Millisecond
-	slowSettle = time.Second
+	slowParse   = 250 * time.Millisecond
+	slowSettle  = time.Second
+	slowOverdue = 2 * time.Second
 )
 
 // parseHook, when a test sets it, runs on the worker before each parse
@@ -328,8 +335,12 @@ func (p *docParser) settleLocked(now time.Time) time.Duration {
 	if p.slow {
 		// Nobody waits: the changes settle for as long as the last
 		// parse took, so that typing does not start parses that the
-		// next keystroke cancels.
+		// next keystroke cancels; but the stale extraction is brought
+		// up to date at least every slowOverdue (see run).
 		until := p.queue[len(p.queue)-1].at.Add(min(max(p.lastDur, settleDelay), slowSettle))
+		if overdue := p.queue[0].at.Add(slowOverdue); overdue.Before(until) {
+			until = overdue
+		}
 		return max(until.Sub(now), 0)
 	}
 	if slices.ContainsFunc(p.queue, func(q pending) bool { v := q.version(); return v != nil && v.wanted }) {
@@ -445,8 +456,13 @@ func (p *docParser) run() {
 		if target.state == queued {
 			target.state = parsing
 		}
+		// A slow document's parse is cancelled by a newer version,
+		// unless its changes are overdue: during a storm or continuous
+		// typing every parse would be cancelled, and the requests' stale
+		// extraction would never move on.
+		overdue := !time.Now().Before(batch[0].at.Add(slowOverdue))
 		ctx, stop := p.ctx, context.CancelFunc(func() {})
-		if p.slow {
+		if p.slow && !overdue {
 			ctx, stop = context.WithCancel(p.ctx)
 			p.stop = stop
 		}

@@ -59,19 +59,28 @@ type OpenDocument struct {
 	Saved      bool   `json:"saved"`
 	OutOfSync  bool   `json:"out_of_sync"`
 	// Syntax is set when the buffer's newest version could not be parsed
-	// within the time requests wait for (a large buffer full of syntax
-	// errors): "stale" when requests answer from the syntax of version
-	// SyntaxOf (its ranges mapped onto the newest text), "text_only" when
-	// no parse of the buffer ever completed and requests have the text's
-	// answers only. Absent while requests read the version's own syntax.
-	Syntax   string `json:"syntax,omitempty"`
+	// in the time requests wait for (a large buffer full of syntax
+	// errors), so requests answer without its syntax: "stale", from the
+	// syntax of syntax_of_version; "text_only", from its text alone.
+	// Absent while requests read the version's own syntax.
+	Syntax DocumentSyntax `json:"syntax,omitempty"`
+	// SyntaxOf is, with syntax "stale", the version whose syntax requests
+	// answer from, its ranges mapped onto the newest text.
 	SyntaxOf *int32 `json:"syntax_of_version,omitempty"`
 }
 
+// DocumentSyntax says what an open document's requests answer from when
+// its newest version's parse is slow.
+type DocumentSyntax string
+
 // The values of [OpenDocument.Syntax].
 const (
-	SyntaxStale    = "stale"
-	SyntaxTextOnly = "text_only"
+	// SyntaxStale: the syntax of an earlier version (syntax_of_version),
+	// the last whose parse completed, mapped onto the newest text.
+	SyntaxStale DocumentSyntax = "stale"
+	// SyntaxTextOnly: no parse of the buffer completed (it was opened
+	// broken, or every parse overran the budget): text-level answers only.
+	SyntaxTextOnly DocumentSyntax = "text_only"
 )
 
 // IndexStatus is ctxd.indexStatus: the session, its open documents and
