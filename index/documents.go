@@ -349,6 +349,11 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	edits := map[string]*rootEdit{}
+	// texts[dir]: some text of the root differs from snap's. A root whose
+	// only difference is a stale extraction has snap's texts, and so its
+	// fingerprint: hashing the paths of every file again on each request
+	// that reads a slow document would be waste.
+	texts := map[string]bool{}
 	for _, u := range differ {
 		if _, _, err := snap.LocateChecked(u); err != nil {
 			continue // no root holds it, now or then
@@ -362,10 +367,15 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 			b = r.edit()
 			edits[r.Root.Dir] = b
 		}
+		now, _ := snap.docs.Get(u)
 		if d, ok := pinned.docs.Get(u); ok {
+			if now == nil || now.inSync() != d.inSync() {
+				texts[r.Root.Dir] = true
+			}
 			x.applyDocAs(b, rel, d.inSync(), stale[u])
 			continue
 		}
+		texts[r.Root.Dir] = true
 		// Opened after the request: the file as the request would have
 		// read it.
 		delete(b.r.open, rel)
@@ -384,9 +394,15 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(edits)) {
-		view.roots = withRoot(view.roots, edits[dir].done())
+		r := edits[dir].done()
+		if !texts[dir] {
+			r.fp = edits[dir].old.fp
+		}
+		view.roots = withRoot(view.roots, r)
 	}
-	view.fp = &lazyFingerprint{}
+	if len(texts) > 0 {
+		view.fp = &lazyFingerprint{}
+	}
 	return view
 }
 

@@ -799,6 +799,10 @@ func TestSettleDelay(t *testing.T) {
 		wanted int   // index of a wanted version, -1 for none
 		now    int
 		want   time.Duration
+		// slow: the document's last parse took lastDur ms (see
+		// "Slow documents" in reparse.go).
+		slow    bool
+		lastDur int
 	}{
 		{name: "just arrived", queued: []int{0}, wanted: -1, now: 0, want: settleDelay},
 		{name: "settling", queued: []int{0, 10}, wanted: -1, now: 12, want: settleDelay - ms(2)},
@@ -806,10 +810,16 @@ func TestSettleDelay(t *testing.T) {
 		{name: "a burst is parsed by maxSettle after its oldest change", queued: []int{0, 240, 249}, wanted: -1, now: 249, want: maxSettle - ms(249)},
 		{name: "past maxSettle", queued: []int{0, 300}, wanted: -1, now: 300, want: 0},
 		{name: "wanted", queued: []int{0, 1}, wanted: 0, now: 1, want: 0},
+		{name: "slow: quiet for as long as the last parse took", queued: []int{0, 100}, wanted: -1, now: 150, slow: true, lastDur: 600, want: ms(550)},
+		{name: "slow: wanted versions do not cut the wait", queued: []int{0, 100}, wanted: 1, now: 150, slow: true, lastDur: 600, want: ms(550)},
+		{name: "slow: at most slowSettle of quiet", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 5000, want: slowSettle},
+		{name: "slow: at least settleDelay", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 1, want: settleDelay},
+		{name: "slow: overdue after slowOverdue since the oldest", queued: []int{0, 1500, 1900}, wanted: -1, now: 1900, slow: true, lastDur: 900, want: slowOverdue - ms(1900)},
+		{name: "slow: past overdue", queued: []int{0, 2100}, wanted: -1, now: 2100, slow: true, lastDur: 900, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &docParser{}
+			p := &docParser{slow: tt.slow, lastDur: ms(tt.lastDur)}
 			var held []*docVersion // the snapshots that hold the versions
 			for i, a := range tt.queued {
 				v := &docVersion{wanted: i == tt.wanted}

@@ -293,9 +293,12 @@ func (p *docParser) add(version int32, text *buffer.Text, edits []Edit) *docVers
 		p.stop = nil
 	}
 	// The log may only grow while versions share it: appending never
-	// changes the edits an earlier version's slice holds.
-	p.log = append(p.log, edits...)
-	v.base, v.baseEdits = p.last, p.log[:len(p.log):len(p.log)]
+	// changes the edits an earlier version's slice holds. Without a
+	// completed parse there is nothing to map, and no log to keep.
+	if p.last != nil {
+		p.log = append(p.log, edits...)
+		v.base, v.baseEdits = p.last, p.log[:len(p.log):len(p.log)]
+	}
 	p.latest = v
 	p.queue = append(p.queue, pending{w: weak.Make(v), edits: edits, at: time.Now()})
 	p.startLocked()

@@ -216,3 +216,39 @@ func TestSlowDocumentOpenedBroken(t *testing.T) {
 		t.Errorf("Stale() = %+v, %v, syntax %v; want no syntax", st, ok, f.Syntax())
 	}
 }
+
+// TestSlowParseSuperseded: a newer version cancels the worker's parse of
+// a slow document (held here until the newer version has arrived), which
+// then settles nothing: the superseded version is passed over, not
+// parsed, and the newest one still gets its exact extraction.
+func TestSlowParseSuperseded(t *testing.T) {
+	slowDocuments(t)
+	o := slowOverdue
+	t.Cleanup(func() { slowOverdue = o })
+	slowOverdue = time.Hour // never overdue: every parse may be cancelled
+	x := New(Options{CacheDir: "off"})
+	t.Cleanup(func() { x.Close() })
+	ctx := testCtx(t)
+	uri := "file:///nowhere/a.go"
+	texts, edits := typed("package a\n", 2)
+	x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
+	first, _ := x.Snapshot().Document(uri)
+	checkSyntax(t, "the open version", first.Syntax(), "package a\n")
+
+	_, waitParse, release := holdParser(t)
+	v2, err := x.ChangeDocument(ctx, uri, 2, edits[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitParse() // the worker is held at version 2's parse
+	v3, err := x.ChangeDocument(ctx, uri, 3, edits[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	<-v2.ver.done
+	if v2.ver.state != passed {
+		t.Errorf("version 2: state %d, want passed (its parse superseded by version 3)", v2.ver.state)
+	}
+	checkSyntax(t, "version 3", v3.Syntax(), texts[1])
+}

@@ -194,9 +194,11 @@ func run(c config) (bool, error) {
 		b.ctagsNote(),
 	}
 	notes = append(notes, b.sessionNotes()...)
-	rows := b.rows()
+	var rows []row
 	if c.onlyBroken {
 		rows = b.rowsBroken()
+	} else {
+		rows = b.rows()
 	}
 	fmt.Println()
 	for _, n := range notes {
