@@ -793,6 +793,7 @@ func TestSettleDelay(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	over := int(slowOverdue / time.Millisecond)
 	tests := []struct {
 		name   string
 		queued []int // arrival of each version, ms after t0
@@ -814,8 +815,8 @@ func TestSettleDelay(t *testing.T) {
 		{name: "slow: wanted versions do not cut the wait", queued: []int{0, 100}, wanted: 1, now: 150, slow: true, lastDur: 600, want: ms(550)},
 		{name: "slow: at most slowSettle of quiet", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 5000, want: slowSettle},
 		{name: "slow: at least settleDelay", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 1, want: settleDelay},
-		{name: "slow: overdue after slowOverdue since the oldest", queued: []int{0, 1500, 1900}, wanted: -1, now: 1900, slow: true, lastDur: 900, want: slowOverdue - ms(1900)},
-		{name: "slow: past overdue", queued: []int{0, 2100}, wanted: -1, now: 2100, slow: true, lastDur: 900, want: 0},
+		{name: "slow: overdue after slowOverdue since the oldest", queued: []int{0, over - 500, over - 100}, wanted: -1, now: over - 100, slow: true, lastDur: 900, want: ms(100)},
+		{name: "slow: past overdue", queued: []int{0, over + 100}, wanted: -1, now: over + 100, slow: true, lastDur: 900, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,7 +114,7 @@ var (
 var (
 	slowParse   = 250 * time.Millisecond
 	slowSettle  = time.Second
-	slowOverdue = 2 * time.Second
+	slowOverdue = 5 * time.Second
 )
 
 // parseHook, when a test sets it, runs on the worker before each parse
