@@ -35,13 +35,15 @@ import (
 //     v's text itself, from scratch, when the worker went past it or is
 //     busy with a text full of syntax errors (see docVersion.syntax). It
 //     never sees another version's extraction, and readers never touch
-//     the tree.
+//     the tree. (A request does not always read the cell: see "Slow
+//     documents" below.)
 //   - Time budget and cancellation: each parse runs under a context that
 //     closing or reopening the document, or closing the index, cancels, and
 //     that expires after parseBudget; go-tree-sitter's ParseCtx turns either
 //     into tree-sitter's cancellation flag, so the C parse stops promptly.
 //     A parse that does not finish drops the kept tree; its readers parse
-//     the text themselves and the next version is parsed from scratch.
+//     the text themselves, under the same budget, and the next version
+//     is parsed from scratch.
 //
 // A running parse of a document whose parses are fast is not cancelled
 // when newer text arrives: during a storm every parse would be restarted
@@ -64,9 +66,9 @@ import (
 // changes never settle: once the oldest change the worker has not taken
 // is slowOverdue old, it parses the newest version and lets it finish,
 // so the stale extraction falls behind by at most about that plus one
-// parse. Whether a document is slow is timing, so
-// which version's syntax a request reads is too; the budget report names
-// both versions, and the same two versions give the same bytes.
+// parse. Whether a document is slow is timing, so which version's syntax
+// a request reads is too; the budget report names both versions, and the
+// same two versions give the same bytes.
 //
 // Settling: while nobody waits for a version, the worker lets the changes
 // settle for settleDelay after the newest one before it parses, and never
