@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/index"
 )
 
 // openDocumentsNote names, for the budget report, the editor buffers the
@@ -19,6 +21,7 @@ func (e *env) openDocumentsNote() []string {
 	type used struct {
 		path    string
 		version int32
+		stale   string
 	}
 	var docs []used
 	for _, uri := range e.snap.Documents().URIs() {
@@ -31,7 +34,7 @@ func (e *env) openDocumentsNote() []string {
 			continue
 		}
 		if f, ok := r.File(rel); ok && f.Open {
-			docs = append(docs, used{rel, f.Version})
+			docs = append(docs, used{rel, f.Version, staleNote(f)})
 		}
 	}
 	if len(docs) == 0 {
@@ -40,7 +43,25 @@ func (e *env) openDocumentsNote() []string {
 	slices.SortFunc(docs, func(a, b used) int { return cmp.Compare(a.path, b.path) })
 	names := make([]string, len(docs))
 	for i, d := range docs {
-		names[i] = fmt.Sprintf("%s@v%d", d.path, d.version)
+		names[i] = fmt.Sprintf("%s@v%d%s", d.path, d.version, d.stale)
 	}
 	return []string{"open documents: " + strings.Join(names, ", ")}
+}
+
+// staleNote is what the open-documents note adds to a buffer whose own
+// parse was not ready and would be slow, so the build did not wait for it
+// (see index.Index.WithDocuments): " (syntax of v40: parsing v42)" when
+// it used version 40's syntax mapped onto version 42's text, " (no syntax:
+// parsing v42)" when no parse of the buffer had completed; "" when the
+// build read the version's own syntax.
+func staleNote(f *index.File) string {
+	s, ok := f.Stale()
+	switch {
+	case !ok:
+		return ""
+	case s.Has:
+		return fmt.Sprintf(" (syntax of v%d: parsing v%d)", s.Of, f.Version)
+	default:
+		return fmt.Sprintf(" (no syntax: parsing v%d)", f.Version)
+	}
 }

@@ -48,7 +48,7 @@ func (x *Index) open(uri, languageID string, version int32, text []byte) {
 	}
 	d := &Document{URI: uri, LanguageID: languageID, Version: version, text: buffer.New(text), lang: languageOf(uri)}
 	if d.lang != "" && !x.overCap(d.text) {
-		d.syn, d.ver = x.newDocParser(uri, d.lang, d.text)
+		d.syn, d.ver = x.newDocParser(uri, d.lang, version, d.text)
 	}
 	d.fp = newFingerprint(d.text)
 	x.setDocument(old, d, true)
@@ -138,14 +138,14 @@ func (x *Index) change(d *Document, version int32, edits []Edit) (*Document, err
 		next.syn = nil
 	case d.lang != "" && d.syn == nil:
 		// Back under the cap: parsed from scratch, as when opened.
-		next.syn, next.ver = x.newDocParser(d.URI, d.lang, text)
+		next.syn, next.ver = x.newDocParser(d.URI, d.lang, version, text)
 	case d.syn == nil:
 	case buffer.Equal(text, d.text):
 		// The same text (no edits, or edits that cancel out): the same
 		// extraction, and nothing for the parser to do.
 		next.ver, next.fp = d.ver, d.fp
 	default:
-		next.ver = d.syn.add(text, slices.Clone(edits))
+		next.ver = d.syn.add(version, text, slices.Clone(edits))
 	}
 	if next.fp == nil {
 		next.fp = newFingerprint(text)
@@ -246,7 +246,11 @@ func (x *Index) setDocument(old, next *Document, toRoot bool) {
 // is larger than the size cap: then it is skipped as too_large, exactly as
 // the file on disk would be, and the disk is not read instead (the buffer
 // is the truth while it is open).
-func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
+func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) { x.applyDocAs(b, rel, d, nil) }
+
+// applyDocAs is applyDoc, with the stale extraction st in place of the
+// document's own when st is not nil (see [Index.WithDocuments]).
+func (x *Index) applyDocAs(b *rootEdit, rel string, d *Document, st *staleDoc) {
 	if s, ok := ruleSkip(x.checker(b.r), rel, false); ok {
 		b.skip(s)
 		return
@@ -261,7 +265,10 @@ func (x *Index) applyDoc(b *rootEdit, rel string, d *Document) {
 		ByteSize: int64(d.text.Len()), LineCount: d.LineCount(),
 		Open: true, Version: d.Version,
 	}
-	if d.ver != nil {
+	switch {
+	case st != nil:
+		f.Language, f.syn, f.stale = d.lang, parsedCell(st.file), &st.StaleSyntax
+	case d.ver != nil:
 		// The document's own cell: the root's file and the overlay share
 		// one extraction, computed at most once.
 		f.Language, f.syn = d.lang, d.ver.cell
@@ -307,15 +314,29 @@ func (x *Index) Pin() *Snapshot {
 // it keeps snap's version. With a nil pinned, or pinned's very overlays,
 // it returns snap itself; when only the overlays differ (a save), snap's
 // roots with pinned's overlays.
+//
+// A document whose parses are slow (see "Slow documents" in reparse.go)
+// and whose pinned version's extraction is not ready is applied with its
+// stale extraction instead, decided once here so that the whole request
+// reads one: the last parse completed when the version arrived, its
+// ranges mapped onto the version's text, or none when no parse had
+// completed (then the file has no extraction: text-level answers only,
+// never the extraction of the file on disk, which is not this text's).
+// The file says so ([File.Stale]), for the budget report. The request
+// never waits for such a parse.
 func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snapshot {
-	if pinned == nil || snap.docs == pinned.docs {
+	if pinned == nil {
+		return snap
+	}
+	stale := staleDocuments(pinned.docs)
+	if snap.docs == pinned.docs && len(stale) == 0 {
 		return snap
 	}
 	var differ []string
 	for _, u := range unionURIs(snap.docs, pinned.docs) {
 		now, _ := snap.docs.Get(u)
 		then, _ := pinned.docs.Get(u)
-		if now == nil || then == nil || now.inSync() != then.inSync() {
+		if now == nil || then == nil || now.inSync() != then.inSync() || stale[u] != nil {
 			differ = append(differ, u)
 		}
 	}
@@ -328,6 +349,11 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	edits := map[string]*rootEdit{}
+	// texts[dir]: some text of the root differs from snap's. A root whose
+	// only difference is a stale extraction has snap's texts, and so its
+	// fingerprint: hashing the paths of every file again on each request
+	// that reads a slow document would be waste.
+	texts := map[string]bool{}
 	for _, u := range differ {
 		if _, _, err := snap.LocateChecked(u); err != nil {
 			continue // no root holds it, now or then
@@ -341,10 +367,15 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 			b = r.edit()
 			edits[r.Root.Dir] = b
 		}
+		now, _ := snap.docs.Get(u)
 		if d, ok := pinned.docs.Get(u); ok {
-			x.applyDoc(b, rel, d.inSync())
+			if now == nil || now.inSync() != d.inSync() {
+				texts[r.Root.Dir] = true
+			}
+			x.applyDocAs(b, rel, d.inSync(), stale[u])
 			continue
 		}
+		texts[r.Root.Dir] = true
 		// Opened after the request: the file as the request would have
 		// read it.
 		delete(b.r.open, rel)
@@ -363,10 +394,50 @@ func (x *Index) WithDocuments(ctx context.Context, snap, pinned *Snapshot) *Snap
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(edits)) {
-		view.roots = withRoot(view.roots, edits[dir].done())
+		r := edits[dir].done()
+		if !texts[dir] {
+			r.fp = edits[dir].old.fp
+		}
+		view.roots = withRoot(view.roots, r)
 	}
-	view.fp = &lazyFingerprint{}
+	if len(texts) > 0 {
+		view.fp = &lazyFingerprint{}
+	}
 	return view
+}
+
+// staleDoc is the stale extraction a request reads for an open document
+// (see [Index.WithDocuments]).
+type staleDoc struct {
+	StaleSyntax
+	file *syntax.File
+}
+
+// staleDocuments returns, by URI, the open documents of docs (as the roots
+// hold them: the last in sync) whose extraction a request reads stale:
+// not ready, and the document's parses are slow. It never waits.
+func staleDocuments(docs *Overlays) map[string]*staleDoc {
+	var out map[string]*staleDoc
+	for _, u := range docs.URIs() {
+		d, _ := docs.Get(u)
+		d = d.inSync()
+		if d.ver == nil {
+			continue
+		}
+		f, exact := d.ver.requestSyntax()
+		if exact {
+			continue
+		}
+		if out == nil {
+			out = map[string]*staleDoc{}
+		}
+		s := &staleDoc{file: f}
+		if base := d.ver.base; f != nil && base != nil {
+			s.Has, s.Of = true, base.version
+		}
+		out[u] = s
+	}
+	return out
 }
 
 // unionURIs returns the URIs open in a or b, sorted.

@@ -655,8 +655,9 @@ func TestPinnedVersionsAreParsed(t *testing.T) {
 }
 
 // TestParserCancelledOrOverBudget: a document closed while its parse is
-// held, or whose parses all overrun their budget, still gives every
-// version's exact extraction: its readers parse the text themselves.
+// held still gives every version's exact extraction: its readers parse
+// the text themselves. One whose parses all overrun their budget has no
+// extraction, and its requests answer at the text level.
 func TestParserCancelledOrOverBudget(t *testing.T) {
 	t.Run("closed while parsing", func(t *testing.T) {
 		_, waitParse, release := holdParser(t)
@@ -681,25 +682,42 @@ func TestParserCancelledOrOverBudget(t *testing.T) {
 		checkSyntax(t, "a version of a closed document", d.Syntax(), texts[1])
 	})
 	t.Run("over budget", func(t *testing.T) {
+		// Every parse overruns its budget, the readers' own included: the
+		// versions have no extraction, the document is slow, and a
+		// request reads it without syntax (no parse ever completed), not
+		// the file on disk's.
 		defer func(b time.Duration) { parseBudget = b }(parseBudget)
 		parseBudget = time.Nanosecond
-		x := New(Options{CacheDir: "off"})
-		t.Cleanup(func() { x.Close() })
+		dir := writeTree(t, "-- a.go --\npackage a\n\nfunc Disk() {}\n")
+		x, _ := indexDir(t, dir, Options{})
 		ctx := testCtx(t)
-		uri := "file:///nowhere/a.go"
-		texts, edits := typed("package a\n", 3)
+		uri := PathToURI(filepath.Join(dir, "a.go"))
+		_, edits := typed("package a\n", 3)
 		x.OpenDocument(ctx, uri, "go", 1, []byte("package a\n"))
 		first, _ := x.Snapshot().Document(uri)
-		checkSyntax(t, "the open version", first.Syntax(), "package a\n")
+		if first.Syntax() != nil {
+			t.Error("the open version has an extraction although every parse overran its budget")
+		}
+		var d *Document
 		for i, e := range edits {
-			d, err := x.ChangeDocument(ctx, uri, int32(i+2), e)
-			if err != nil {
+			var err error
+			if d, err = x.ChangeDocument(ctx, uri, int32(i+2), e); err != nil {
 				t.Fatal(err)
 			}
-			checkSyntax(t, "version "+strconv.Itoa(i+2), d.Syntax(), texts[i])
-			if d.ver.state == parsed {
-				t.Errorf("version %d: parsed within a budget of 1ns", i+2)
-			}
+		}
+		pinned := x.Pin()
+		view := x.WithDocuments(ctx, x.Snapshot(), pinned)
+		r, rel, _ := view.Locate(uri)
+		f, _ := r.File(rel)
+		st, stale := f.Stale()
+		if diff := cmp.Diff(StaleSyntax{}, st); !stale || diff != "" || f.Syntax() != nil {
+			t.Errorf("the request's file: stale %v (-want +got):\n%s\nsyntax %v", stale, diff, f.Syntax())
+		}
+		if st, ok := d.Stale(); !ok || st.Has {
+			t.Errorf("Document.Stale() = %+v, %v; want text only", st, ok)
+		}
+		if d.Syntax() != nil {
+			t.Error("the last version has an extraction although every parse overran its budget")
 		}
 	})
 }
@@ -775,12 +793,17 @@ func TestSettleDelay(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	over := int(slowOverdue / time.Millisecond)
 	tests := []struct {
 		name   string
 		queued []int // arrival of each version, ms after t0
 		wanted int   // index of a wanted version, -1 for none
 		now    int
 		want   time.Duration
+		// slow: the document's last parse took lastDur ms (see
+		// "Slow documents" in reparse.go).
+		slow    bool
+		lastDur int
 	}{
 		{name: "just arrived", queued: []int{0}, wanted: -1, now: 0, want: settleDelay},
 		{name: "settling", queued: []int{0, 10}, wanted: -1, now: 12, want: settleDelay - ms(2)},
@@ -788,10 +811,16 @@ func TestSettleDelay(t *testing.T) {
 		{name: "a burst is parsed by maxSettle after its oldest change", queued: []int{0, 240, 249}, wanted: -1, now: 249, want: maxSettle - ms(249)},
 		{name: "past maxSettle", queued: []int{0, 300}, wanted: -1, now: 300, want: 0},
 		{name: "wanted", queued: []int{0, 1}, wanted: 0, now: 1, want: 0},
+		{name: "slow: quiet for as long as the last parse took", queued: []int{0, 100}, wanted: -1, now: 150, slow: true, lastDur: 600, want: ms(550)},
+		{name: "slow: wanted versions do not cut the wait", queued: []int{0, 100}, wanted: 1, now: 150, slow: true, lastDur: 600, want: ms(550)},
+		{name: "slow: at most slowSettle of quiet", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 5000, want: slowSettle},
+		{name: "slow: at least settleDelay", queued: []int{0}, wanted: -1, now: 0, slow: true, lastDur: 1, want: settleDelay},
+		{name: "slow: overdue after slowOverdue since the oldest", queued: []int{0, over - 500, over - 100}, wanted: -1, now: over - 100, slow: true, lastDur: 900, want: ms(100)},
+		{name: "slow: past overdue", queued: []int{0, over + 100}, wanted: -1, now: over + 100, slow: true, lastDur: 900, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &docParser{}
+			p := &docParser{slow: tt.slow, lastDur: ms(tt.lastDur)}
 			var held []*docVersion // the snapshots that hold the versions
 			for i, a := range tt.queued {
 				v := &docVersion{wanted: i == tt.wanted}

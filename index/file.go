@@ -46,6 +46,33 @@ type File struct {
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`
 	Version int32 `json:"version,omitempty"`
+	// stale, for an open document's file in a request's view, says that
+	// its extraction is not the version's own (see [File.Stale]).
+	stale *StaleSyntax
+}
+
+// StaleSyntax describes the extraction of an open document's file in a
+// request's view when the version's own extraction was not ready and the
+// document's parses are slow, so the request did not wait for it (see
+// [Index.WithDocuments]).
+type StaleSyntax struct {
+	// Has reports an extraction: the one of version Of, its ranges mapped
+	// through the edits made since onto this version's text. Without one
+	// (no parse of the document had completed) the file has no
+	// extraction: text-level answers only.
+	Has bool
+	// Of is the version whose parse the extraction comes from, when Has.
+	Of int32
+}
+
+// Stale reports, for an open document's file in a request's view, that
+// its extraction is another version's, or none, and which (see
+// [StaleSyntax]); ok is false when the extraction is the file's own.
+func (f *File) Stale() (s StaleSyntax, ok bool) {
+	if f.stale == nil {
+		return StaleSyntax{}, false
+	}
+	return *f.stale, true
 }
 
 // SHA256 returns the hex sha256 of the bytes on disk, or of the editor's

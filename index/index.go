@@ -48,6 +48,11 @@ type Options struct {
 	// OnProgress, when set, is called from the scanning goroutine as an
 	// initial scan advances. It must not block for long.
 	OnProgress func(Progress)
+	// ParseBudget bounds each parse of an open document's text, the
+	// background parser's and a reader's own (see reparse.go); 0 means
+	// 2 s. A document whose parses overrun it is answered at the text
+	// level, and ctxd.indexStatus says so.
+	ParseBudget time.Duration
 }
 
 // listingShare is the part of a scan's percentage its first pass takes: it

@@ -158,6 +158,24 @@ func (d *Document) Syntax() *syntax.File {
 	return d.ver.cell.get()
 }
 
+// Stale reports that a request for this version would not read its own
+// extraction: it is not ready and the document's parses are slow (the
+// last took longer than the requests wait for, or overran the parse
+// budget), so requests read the stale extraction described (see
+// [Index.WithDocuments]). ok is false when requests read, or wait for,
+// the version's own extraction. It never waits or parses, and reports the
+// document as the roots hold it (the last in sync).
+func (d *Document) Stale() (s StaleSyntax, ok bool) {
+	d = d.inSync()
+	if d.ver == nil || !d.ver.isStale() {
+		return StaleSyntax{}, false
+	}
+	if b := d.ver.base; b != nil {
+		s.Has, s.Of = true, b.version
+	}
+	return s, true
+}
+
 // inSync returns the document the roots hold for d: d itself, or the last
 // in-sync document when d is out of sync.
 func (d *Document) inSync() *Document {

@@ -58,7 +58,30 @@ type OpenDocument struct {
 	SHA256     string `json:"sha256"`
 	Saved      bool   `json:"saved"`
 	OutOfSync  bool   `json:"out_of_sync"`
+	// Syntax is set when the buffer's newest version could not be parsed
+	// in the time requests wait for (a large buffer full of syntax
+	// errors), so requests answer without its syntax: "stale", from the
+	// syntax of syntax_of_version; "text_only", from its text alone.
+	// Absent while requests read the version's own syntax.
+	Syntax DocumentSyntax `json:"syntax,omitempty"`
+	// SyntaxOf is, with syntax "stale", the version whose syntax requests
+	// answer from, its ranges mapped onto the newest text.
+	SyntaxOf *int32 `json:"syntax_of_version,omitempty"`
 }
+
+// DocumentSyntax says what an open document's requests answer from when
+// its newest version's parse is slow.
+type DocumentSyntax string
+
+// The values of [OpenDocument.Syntax].
+const (
+	// SyntaxStale: the syntax of an earlier version (syntax_of_version),
+	// the last whose parse completed, mapped onto the newest text.
+	SyntaxStale DocumentSyntax = "stale"
+	// SyntaxTextOnly: no parse of the buffer completed (it was opened
+	// broken, or every parse overran the budget): text-level answers only.
+	SyntaxTextOnly DocumentSyntax = "text_only"
+)
 
 // IndexStatus is ctxd.indexStatus: the session, its open documents and
 // the index, from one snapshot.
@@ -76,11 +99,19 @@ func (s *Service) IndexStatus(ctx context.Context, c Caller, a *IndexStatusArgs)
 	docs := s.index.Snapshot().Documents()
 	for _, uri := range docs.URIs() {
 		d, _ := docs.Get(uri)
-		res.OpenDocuments = append(res.OpenDocuments, OpenDocument{
+		od := OpenDocument{
 			URI: d.URI, LanguageID: d.LanguageID, Version: d.Version,
 			ByteSize: d.Text().Len(), LineCount: d.LineCount(), SHA256: d.SHA256(),
 			Saved: d.Saved, OutOfSync: d.OutOfSync,
-		})
+		}
+		if st, ok := d.Stale(); ok {
+			od.Syntax = SyntaxTextOnly
+			if st.Has {
+				of := st.Of
+				od.Syntax, od.SyntaxOf = SyntaxStale, &of
+			}
+		}
+		res.OpenDocuments = append(res.OpenDocuments, od)
 	}
 	return res, nil
 }

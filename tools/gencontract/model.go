@@ -120,6 +120,7 @@ func enums() []enum {
 		{"RefusalCodes", "RefusalCode", reflect.TypeFor[contextbuilder.RefusalCode](), refusalCodes()},
 		{"VerifyModes", "VerifyMode", reflect.TypeFor[ledger.Mode](), strs(ledger.ModeStream, ledger.ModeLedger)},
 		{"IndexStates", "IndexState", reflect.TypeFor[index.State](), strs(index.StateIndexing, index.StateReady, index.StateFailed)},
+		{"DocumentSyntaxes", "DocumentSyntax", reflect.TypeFor[workspace.DocumentSyntax](), strs(workspace.SyntaxStale, workspace.SyntaxTextOnly)},
 		{"ChangeStatuses", "ChangeStatus", reflect.TypeFor[workspace.ChangeStatus](), strs(workspace.ChangeAccepted, workspace.ChangeRejected)},
 		{"ChangeFormats", "ChangeFormat", reflect.TypeFor[change.Format](), strs(change.FormatUnified, change.FormatSearchReplace, change.FormatWholeFile)},
 		{"ChangeActions", "ChangeAction", reflect.TypeFor[change.Action](), strs(change.ActionModify, change.ActionCreate, change.ActionDelete)},

@@ -52,6 +52,12 @@ type config struct {
 	goalBuildRatio      float64       // the build p95 as a ratio to ctags
 	goalBuildAbs        time.Duration // the build p95 as a time
 	goalRSSMB           int64
+
+	// Issue 31: typing into a badly broken buffer, each keystroke
+	// followed by ctxd.budget (broken.go).
+	brokenEdits int
+	onlyBroken  bool
+	goalBroken  float64 // its p99, as a ratio to ctags
 }
 
 func main() {
@@ -72,8 +78,11 @@ func main() {
 	flag.Int64Var(&c.goalRSSMB, "goal-rss-mb", 300, "goal of the peak RSS of ctxd index and of the server, in MB")
 	flag.StringVar(&c.md, "md", "", "also append the table to this file as markdown")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp dir (corpus copy, caches, the server logs)")
+	flag.IntVar(&c.brokenEdits, "broken-edits", 200, "measured keystrokes (didChange + ctxd.budget) in the badly broken 43 KB buffer")
+	flag.BoolVar(&c.onlyBroken, "only-broken", false, "measure ctags and the badly broken buffer's keystrokes only")
 	flag.Parse()
 	c.goalCold, c.goalFirst, c.goalDidChange = 2.0, 0.5, 5*time.Millisecond
+	c.goalBroken = 0.02
 	if err := c.parseGoals(); err != nil || flag.NArg() > 0 || c.runs < 1 || c.targets < 1 || c.rounds < 1 || c.edits < 1 {
 		fmt.Fprintln(os.Stderr, "indexbench: bad flags:", err, flag.Args())
 		flag.Usage()
@@ -171,7 +180,13 @@ func run(c config) (bool, error) {
 	}
 	load0 := loadavg()
 	b := &bench{c: c, bin: bin, root: root, tmp: tmp}
-	b.measure()
+	if c.onlyBroken {
+		_, err := exec.LookPath("ctags")
+		b.ctagsInstalled = err == nil
+		b.brokenOnly()
+	} else {
+		b.measure()
+	}
 	notes := []string{
 		fmt.Sprintf("corpus: %s (%s)", c.label, b.corpusNote()),
 		"machine: " + machine() + fmt.Sprintf("; 1-min load average %s at start, %s at end", load0, loadavg()),
@@ -179,7 +194,12 @@ func run(c config) (bool, error) {
 		b.ctagsNote(),
 	}
 	notes = append(notes, b.sessionNotes()...)
-	rows := b.rows()
+	var rows []row
+	if c.onlyBroken {
+		rows = b.rowsBroken()
+	} else {
+		rows = b.rows()
+	}
 	fmt.Println()
 	for _, n := range notes {
 		fmt.Println(n)
@@ -286,11 +306,16 @@ func (b *bench) measure() {
 		return
 	}
 	edit := didChangeFile(b.root, files)
+	broken, err := brokenFile(b.root, files)
+	if err != nil {
+		b.fail("the broken buffer", err)
+	}
 	sessCache := filepath.Join(b.tmp, "cache-session")
 	logf("server session: first bundle with an empty cache, then warm builds, then %d+%d edits of %s", c.edits, c.edits, edit.rel)
 	b.sess, b.sessErr = session(sessionConfig{
 		bin: b.bin, root: b.root, cacheDir: sessCache, logPath: filepath.Join(b.tmp, "serve-session.log"),
 		candidates: cands, targets: c.targets, rounds: c.rounds, edits: c.edits, edit: edit,
+		broken: broken, brokenEdits: c.brokenEdits,
 		firstTimeout: c.timeout, reqTimeout: c.reqTimeout, phaseTime: c.phaseTime,
 	})
 	if b.sessErr != nil {
@@ -498,6 +523,7 @@ func (b *bench) rows() []row {
 	latency("ctxd.budget, default budget", s.budget, 95, "call", nil)
 	latency("didChange round trip, clean buffer", s.clean, 99, "edit", editGoal)
 	latency("didChange round trip, broken buffer", s.broken, 99, "edit", editGoal)
+	rows = append(rows, b.brokenRow(vsCtags, ctagsCell, ct))
 
 	// Memory.
 	ctagsRSS, rssGoal := "—", fmt.Sprintf("%d MB", c.goalRSSMB)

@@ -95,6 +95,8 @@ type sessionFigures struct {
 	build, buildSmall, budget phase
 	clean, broken             phase
 	edit                      editFile
+	brokenBudget              phase    // didChange + ctxd.budget, badly broken buffer (broken.go)
+	brokenEdit                editFile // its buffer
 
 	hwmKB int64 // the server's peak RSS at the end (VmHWM), before shutdown
 }
@@ -112,6 +114,8 @@ type sessionConfig struct {
 	candidates                   []string
 	targets, rounds, edits       int
 	edit                         editFile
+	broken                       editFile // the badly broken buffer; rel "" skips its phase
+	brokenEdits                  int
 	firstTimeout, reqTimeout     time.Duration
 	phaseTime                    time.Duration
 }
@@ -129,6 +133,9 @@ func session(c sessionConfig) (sessionFigures, error) {
 	}
 	if err == nil {
 		err = sf.typing(s, c)
+	}
+	if err == nil && c.broken.rel != "" {
+		err = sf.brokenTyping(s, c)
 	}
 	if err == nil {
 		sf.hwmKB, err = statusKB(s.cmd.Process.Pid, "VmHWM")

@@ -129,6 +129,9 @@ export type VerifyMode = (typeof VerifyModes)[number];
 export const IndexStates = ["indexing", "ready", "failed"] as const;
 export type IndexState = (typeof IndexStates)[number];
 
+export const DocumentSyntaxes = ["stale", "text_only"] as const;
+export type DocumentSyntax = (typeof DocumentSyntaxes)[number];
+
 export const ChangeStatuses = ["accepted", "rejected"] as const;
 export type ChangeStatus = (typeof ChangeStatuses)[number];
 
@@ -525,6 +528,8 @@ export interface OpenDocument {
   sha256: string;
   saved: boolean;
   out_of_sync: boolean;
+  syntax?: DocumentSyntax;
+  syntax_of_version?: number;
 }
 
 export interface Status {
