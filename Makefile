@@ -67,7 +67,7 @@ bench-index: build ## index, first bundle, warm builds, didChange and peak RSS v
 	  $(GO) run ./tools/synthrepo -out "$$tmp/synth" -files $(SYNTH_FILES) -seed $(SYNTH_SEED) && \
 	  $(GO) run ./tools/indexbench -ctxd $(BIN) -root "$$tmp/synth" -copy=false \
 	    -label "synthrepo -files $(SYNTH_FILES) -seed $(SYNTH_SEED)" -runs 1 \
-	    -goal-rss-mb 1536 -goal-build-p95 200ms $(if $(INDEXBENCH_MD),-md $(INDEXBENCH_MD)) $(INDEXBENCH_FLAGS) $(SYNTHBENCH_FLAGS)
+	    -goal-rss-mb 800 -goal-build-p95 100ms -goal-first 1s $(if $(INDEXBENCH_MD),-md $(INDEXBENCH_MD)) $(INDEXBENCH_FLAGS) $(SYNTHBENCH_FLAGS)
 
 GITLEAKS_VERSION ?= v8.30.1
 

@@ -62,18 +62,18 @@ func TestGoals(t *testing.T) {
 	if r.met != 0 {
 		t.Errorf("no ratio judged: %+v", r)
 	}
-	var c config
-	c.goalBuildSpec = "200ms"
-	if err := c.parseGoals(); err != nil || c.goalBuildAbs != 200*time.Millisecond {
-		t.Errorf("200ms: %v %v", c.goalBuildAbs, err)
+	c := config{goalBuildSpec: "200ms", goalFirstSpec: "1s"}
+	if err := c.parseGoals(); err != nil || c.goalBuildAbs != 200*time.Millisecond || c.goalFirstAbs != time.Second {
+		t.Errorf("200ms, 1s: %v %v %v", c.goalBuildAbs, c.goalFirstAbs, err)
 	}
-	c = config{goalBuildSpec: "0.03x"}
-	if err := c.parseGoals(); err != nil || c.goalBuildRatio != 0.03 {
-		t.Errorf("0.03x: %v %v", c.goalBuildRatio, err)
+	c = config{goalBuildSpec: "0.03x", goalFirstSpec: "0.5x"}
+	if err := c.parseGoals(); err != nil || c.goalBuildRatio != 0.03 || c.goalFirst != 0.5 {
+		t.Errorf("0.03x, 0.5x: %v %v %v", c.goalBuildRatio, c.goalFirst, err)
 	}
-	c = config{goalBuildSpec: "fast"}
-	if c.parseGoals() == nil {
-		t.Error("fast accepted")
+	for _, bad := range []config{{goalBuildSpec: "fast", goalFirstSpec: "0.5x"}, {goalBuildSpec: "0.01x", goalFirstSpec: "soon"}} {
+		if bad.parseGoals() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
 	}
 }
 

@@ -46,7 +46,10 @@ type config struct {
 	// The goals of issue 16 (docs/performance.md). The ratios are to
 	// `ctags -R` on the same corpus; the absolute ones depend on the
 	// corpus's size, hence the flags.
-	goalCold, goalFirst float64       // cold index, first bundle with an empty cache
+	goalCold, goalFirst float64       // cold index, first bundle with an empty cache (ratios)
+	goalFirstSpec       string        // -goal-first: a ratio (0.5x) or a time (1s)
+	goalFirstAbs        time.Duration // the first bundle's goal as a time
+	firstTargets        string        // -first-targets: more first bundles, comma-separated
 	goalDidChange       time.Duration // didChange p99
 	goalBuildSpec       string        // -goal-build-p95, parsed into one of:
 	goalBuildRatio      float64       // the build p95 as a ratio to ctags
@@ -74,14 +77,16 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 20*time.Minute, "limit of one index run or first bundle")
 	flag.DurationVar(&c.reqTimeout, "request-timeout", 10*time.Minute, "limit of one request after indexing")
 	flag.DurationVar(&c.phaseTime, "phase-time", 2*time.Minute, "time after which a measured loop (one kind of warm request, one buffer's edits) stops early, after its first round")
-	flag.StringVar(&c.goalBuildSpec, "goal-build-p95", "0.03x", "goal of the warm build p95: a ratio to ctags (0.03x) or a time (200ms)")
+	flag.StringVar(&c.goalBuildSpec, "goal-build-p95", "0.01x", "goal of the warm build p95: a ratio to ctags (0.01x) or a time (100ms)")
 	flag.Int64Var(&c.goalRSSMB, "goal-rss-mb", 300, "goal of the peak RSS of ctxd index and of the server, in MB")
 	flag.StringVar(&c.md, "md", "", "also append the table to this file as markdown")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp dir (corpus copy, caches, the server logs)")
 	flag.IntVar(&c.brokenEdits, "broken-edits", 200, "measured keystrokes (didChange + ctxd.budget) in the badly broken 43 KB buffer")
 	flag.BoolVar(&c.onlyBroken, "only-broken", false, "measure ctags and the badly broken buffer's keystrokes only")
+	flag.StringVar(&c.goalFirstSpec, "goal-first", "0.5x", "goal of the first bundle with an empty cache: a ratio to ctags (0.5x) or a time (1s)")
+	flag.StringVar(&c.firstTargets, "first-targets", "net/http/server.go", "more first bundles with an empty cache, each for its own target (comma-separated paths of the corpus; those it lacks are skipped): a big file used all over the tree")
 	flag.Parse()
-	c.goalCold, c.goalFirst, c.goalDidChange = 2.0, 0.5, 5*time.Millisecond
+	c.goalCold, c.goalDidChange = 1.5, 5*time.Millisecond
 	c.goalBroken = 0.02
 	if err := c.parseGoals(); err != nil || flag.NArg() > 0 || c.runs < 1 || c.targets < 1 || c.rounds < 1 || c.edits < 1 {
 		fmt.Fprintln(os.Stderr, "indexbench: bad flags:", err, flag.Args())
@@ -99,6 +104,17 @@ func main() {
 }
 
 func (c *config) parseGoals() error {
+	if r, ok := strings.CutSuffix(c.goalFirstSpec, "x"); ok {
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("-goal-first %q", c.goalFirstSpec)
+		}
+		c.goalFirst = v
+	} else if d, err := time.ParseDuration(c.goalFirstSpec); err == nil && d > 0 {
+		c.goalFirstAbs = d
+	} else {
+		return fmt.Errorf("-goal-first %q: want 0.5x or 1s", c.goalFirstSpec)
+	}
 	if r, ok := strings.CutSuffix(c.goalBuildSpec, "x"); ok {
 		v, err := strconv.ParseFloat(r, 64)
 		if err != nil || v <= 0 {
@@ -240,6 +256,7 @@ type bench struct {
 	firstWarm      []firstRun
 	firstWarmErr   error
 	firstTarget    string
+	extraFirst     []extraFirst
 	failures       []string
 	ctagsInstalled bool
 }
@@ -350,14 +367,55 @@ func (b *bench) measure() {
 		b.firstWarm = append(b.firstWarm, fr)
 		logf("first bundle, warm cache, run %d/%d: %s", i+1, c.runs, fmtDur(fr.wall))
 	}
+	b.measureExtraFirst()
+}
+
+// extraFirst is the first bundle, empty cache, of a -first-targets path.
+type extraFirst struct {
+	target string
+	runs   []firstRun
+	err    error
+}
+
+// measureExtraFirst measures the first bundle of each -first-targets path
+// the corpus holds, -runs times each with a new empty cache.
+func (b *bench) measureExtraFirst() {
+	for _, t := range strings.Split(b.c.firstTargets, ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(b.root, filepath.FromSlash(t))); err != nil {
+			logf("first bundle for %s: not in the corpus, skipped", t)
+			continue
+		}
+		x := extraFirst{target: t}
+		for i := range b.c.runs {
+			dir := filepath.Join(b.tmp, fmt.Sprintf("cache-first-%d", i))
+			fr, err := b.firstOnlyFor(t, dir, fmt.Sprintf("serve-first-%d.log", i))
+			os.RemoveAll(dir)
+			if err != nil {
+				x.err = b.fail("first bundle for "+t, err)
+				break
+			}
+			x.runs = append(x.runs, fr)
+			logf("first bundle for %s, empty cache, run %d/%d: %s", t, i+1, b.c.runs, fmtDur(fr.wall))
+		}
+		b.extraFirst = append(b.extraFirst, x)
+	}
 }
 
 // firstOnly starts a server, measures its first bundle and shuts it down
 // (which persists the index cache).
 func (b *bench) firstOnly(cacheDir, log string) (firstRun, error) {
-	s, fr, err := firstBundle(b.bin, b.root, cacheDir, filepath.Join(b.tmp, log), b.firstTarget, b.c.timeout)
+	return b.firstOnlyFor(b.firstTarget, cacheDir, log)
+}
+
+// firstOnlyFor is firstOnly for another target.
+func (b *bench) firstOnlyFor(target, cacheDir, log string) (firstRun, error) {
+	s, fr, err := firstBundle(b.bin, b.root, cacheDir, filepath.Join(b.tmp, log), target, b.c.timeout)
 	if err == nil && fr.refused != "" {
-		err = fmt.Errorf("ctxd.buildContext %s: %s", b.firstTarget, fr.refused)
+		err = fmt.Errorf("ctxd.buildContext %s: %s", target, fr.refused)
 	}
 	if err == nil {
 		err = s.shutdown(b.c.reqTimeout)
@@ -451,7 +509,7 @@ func (b *bench) rows() []row {
 	}
 
 	// The first bundle: process start to the answer of the first build.
-	first := func(figure string, runs []firstRun, err error, goal float64) {
+	first := func(figure string, runs []firstRun, err error, goal bool) {
 		if len(runs) == 0 {
 			if err == nil {
 				err = b.sessErr
@@ -474,13 +532,19 @@ func (b *bench) rows() []row {
 		}
 		x := row{figure: figure, ctags: ctagsCell, ratio: vsCtags(f.wall),
 			ctxd: fmt.Sprintf("%s (CPU %s%s)", fmtDur(f.wall), fmtDur(f.cpu), ready)}
-		if goal > 0 {
-			x.goalRatio(goal, ct.wall)
+		switch {
+		case goal && c.goalFirstAbs > 0:
+			x.goalAbs(fmtDur(c.goalFirstAbs), true, f.wall <= c.goalFirstAbs)
+		case goal:
+			x.goalRatio(c.goalFirst, ct.wall)
 		}
 		rows = append(rows, x)
 	}
-	first("first bundle after initialize, empty cache", b.firstCold, b.firstColdErr, c.goalFirst)
-	first("first bundle after initialize, warm cache", b.firstWarm, b.firstWarmErr, 0)
+	first("first bundle after initialize, empty cache", b.firstCold, b.firstColdErr, true)
+	for _, x := range b.extraFirst {
+		first("first bundle for "+x.target+" after initialize, empty cache", x.runs, x.err, true)
+	}
+	first("first bundle after initialize, warm cache", b.firstWarm, b.firstWarmErr, false)
 
 	// Warm requests and keystrokes: one phase of the session each.
 	s := b.sess
