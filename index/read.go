@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/index/classify"
 )
@@ -282,3 +283,30 @@ func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
 		}
 	}
 }
+
+// fileStamp is what the system says of one version of a file: its
+// identity (device, inode), its link count, size, modification time and
+// change time (ns). Any write, truncation, rename over it, chmod, utimes
+// or new hard link gives another stamp: the change time is set by the
+// kernel to the current time on each of them and cannot be set back,
+// unlike the modification time. Two stamps of one path are equal only
+// when nothing was done to the file between them, except within one tick
+// of the file system's clock, which [settledAt] rules out.
+type fileStamp struct {
+	dev, ino, links uint64
+	size            int64
+	mtime, ctime    int64
+}
+
+// settledAt reports whether the file of stamp s had not changed for
+// settleWindow when it was read at now: a later change then gets a later
+// change time, never the one the stamp holds, even on a file system whose
+// clock ticks coarsely.
+func (s fileStamp) settledAt(now time.Time) bool {
+	before := now.Add(-settleWindow).UnixNano()
+	return s.ctime < before && s.mtime < before
+}
+
+// settleWindow is racyWindow, a variable so that a test need not wait
+// two seconds for the files it wrote to settle.
+var settleWindow = racyWindow

@@ -2,7 +2,9 @@ package index
 
 import (
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,4 +24,18 @@ func hasHole(f *os.File, size int64) (bool, error) {
 		return false, err
 	}
 	return herr == nil && hole < size, nil
+}
+
+// stampOf is the identity and version of a file as fstat or lstat gave
+// it; false when the system's information is not at hand, and then the
+// listing's bytes are never kept for the parse (see [heldText]).
+func stampOf(info fs.FileInfo) (fileStamp, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileStamp{}, false
+	}
+	return fileStamp{
+		dev: uint64(st.Dev), ino: st.Ino, links: uint64(st.Nlink), size: st.Size,
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
+	}, true
 }
