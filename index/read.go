@@ -212,23 +212,34 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 // than spec.max+1 bytes: more is a *capError. With spec.sniff the first
 // classify.PrefixSize bytes are read and classified first; a verdict
 // there is a *prefixError, and the rest is never read (nor is room for
-// it allocated).
+// it allocated). A file of at most classify.PrefixSize bytes is then
+// read whole: its bytes are returned without reading on to the end of
+// the file or looking for holes (any hole was read as NUL bytes, which
+// the prefix's verdict saw); readOnce's second fstat tells whether it
+// grew meanwhile. Most source files are that small, and a read and three
+// seeks of each were a tenth of the scan's system calls.
 func readBounded(f *os.File, size int64, spec readSpec) ([]byte, error) {
 	var head []byte
 	if spec.sniff {
-		head = make([]byte, min(size, classify.PrefixSize))
-		n, err := io.ReadFull(f, head)
+		n := min(size, classify.PrefixSize)
+		// Room for the byte past size, as below, when the prefix is
+		// the file.
+		head = make([]byte, n, n+1)
+		n2, err := io.ReadFull(f, head)
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, errUnsettled // shorter than fstat said: truncated meanwhile
 		}
 		if err != nil {
 			return nil, err
 		}
-		head = head[:n]
+		head = head[:n2]
 		if res, ok := classify.DetectPrefix(head); ok {
 			return nil, &prefixError{res: res}
 		}
-		hole, err := hasHole(f, size)
+		if size <= classify.PrefixSize {
+			return head, nil
+		}
+		hole, err := hasHole(f, size, int64(len(head)))
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 
 // hasHole reports no hole: only Linux is asked (lseek SEEK_HOLE); a
 // sparse file elsewhere is decided by its first bytes, or read whole.
-func hasHole(*os.File, int64) (bool, error) { return false, nil }
+func hasHole(*os.File, int64, int64) (bool, error) { return false, nil }
 
 // stampOf says nothing here: the change time is read on Linux only, so
 // the listing's bytes are never kept for the parse, which reads the file
