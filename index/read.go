@@ -181,16 +181,12 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 	if real == "" {
 		return nil, nil, refuse("the workspace root itself, not a file in it")
 	}
-	r, err := os.OpenRoot(rootReal)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The opened file keeps its own descriptor: closing the root does
-	// not close it.
-	defer r.Close()
-	f, err := r.OpenFile(filepath.FromSlash(real), openReadFlags, 0)
-	if err != nil {
-		return nil, nil, err
+	f := openBeneath(rootReal, real)
+	if f == nil {
+		var err error
+		if f, err = openInRoot(rootReal, real); err != nil {
+			return nil, nil, err
+		}
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -206,6 +202,18 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, info, nil
+}
+
+// openInRoot opens real through os.Root, with openReadFlags.
+func openInRoot(rootReal, real string) (*os.File, error) {
+	r, err := os.OpenRoot(rootReal)
+	if err != nil {
+		return nil, err
+	}
+	// The opened file keeps its own descriptor: closing the root does
+	// not close it.
+	defer r.Close()
+	return r.OpenFile(filepath.FromSlash(real), openReadFlags, 0)
 }
 
 // readBounded reads f, of size bytes by its fstat, to its end, never more

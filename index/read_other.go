@@ -15,3 +15,6 @@ func hasHole(*os.File, int64, int64) (bool, error) { return false, nil }
 // the listing's bytes are never kept for the parse, which reads the file
 // again (see [heldText]).
 func stampOf(fs.FileInfo) (fileStamp, bool) { return fileStamp{}, false }
+
+// openBeneath has no fast path here: openRegular opens through os.Root.
+func openBeneath(string, string) *os.File { return nil }
