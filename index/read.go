@@ -182,7 +182,8 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, refuse("the workspace root itself, not a file in it")
 	}
 	f := openBeneath(rootReal, real)
-	if f == nil {
+	fast := f != nil
+	if !fast {
 		var err error
 		if f, err = openInRoot(rootReal, real); err != nil {
 			return nil, nil, err
@@ -196,6 +197,9 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		f.Close()
 		return nil, nil, &notRegularError{mode: info.Mode()}
+	}
+	if fast {
+		return f, info, nil // already in blocking mode
 	}
 	if err := clearNonblock(f); err != nil {
 		f.Close()

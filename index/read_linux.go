@@ -35,7 +35,8 @@ var noOpenat2 atomic.Bool
 // RESOLVE_BENEATH (no ".." above the root, no absolute link, no link
 // resolving outside it) and RESOLVE_NO_MAGICLINKS, where os.Root opens
 // each directory on the way in turn: a file four directories down took
-// six opens and as many closes. It returns nil on any failure, and the
+// six opens and as many closes. The file it returns is in blocking mode.
+// It returns nil on any failure, and the
 // caller opens the file through os.Root, which gives the error its
 // callers expect; so this path can only refuse more than os.Root, never
 // less.
@@ -56,6 +57,15 @@ func openBeneath(rootReal, real string) *os.File {
 		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
 			noOpenat2.Store(true)
 		}
+		return nil
+	}
+	// O_NONBLOCK kept the open from waiting on a FIFO; cleared before a
+	// byte is read, whatever the file is (openRegular refuses anything
+	// but a regular file after), and before os.NewFile, which would
+	// otherwise try to register a non-blocking descriptor with the
+	// poller (refused for a regular file, a wasted call).
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
 		return nil
 	}
 	// Named as os.Root names what it opens.
