@@ -395,6 +395,7 @@ type scanResult struct {
 func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *scan, checker *ignore.Checker, cache *rootCache) scanResult {
 	ld := cache.loader()
 	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
+	ld.hold = newHoldBudget(maxHeldBytes)
 	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
 	res := scanResult{files: len(files), skipped: len(skipped), outcome: ScanCancelled}
 	if ctx.Err() != nil {

@@ -6,6 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/index/classify"
 	"github.com/ctxd/ctxd/index/syntax"
@@ -36,13 +40,98 @@ type loader struct {
 	known func(rel string, info fs.FileInfo) *File
 	// remember records a file read from disk for the next run's known.
 	remember func(rel string, info fs.FileInfo, f *File)
+	// hold, when set with reread, lets a scan keep the text its listing
+	// read for the file's parse, within a budget of bytes (see
+	// [heldText]); nil re-reads every file for its parse.
+	hold *holdBudget
+}
+
+// maxHeldBytes is how many bytes of text a scan keeps from its listing
+// for the parse, so that a file is read once and not twice: on GOROOT/src
+// (90 MB of Go) most of the tree, on a larger tree the files listed
+// first; the rest is read again. The texts held are freed as they are
+// parsed, and what the index keeps of a parse is about as large as its
+// text, so holding them moves the peak of the heap little.
+const maxHeldBytes = 96 << 20
+
+// holdBudget is the bytes a scan may still hold.
+type holdBudget struct{ left atomic.Int64 }
+
+func newHoldBudget(n int64) *holdBudget {
+	b := &holdBudget{}
+	b.left.Store(n)
+	return b
+}
+
+// take reserves n bytes, reporting whether the budget had them.
+func (b *holdBudget) take(n int64) bool {
+	if b.left.Add(-n) >= 0 {
+		return true
+	}
+	b.left.Add(n)
+	return false
+}
+
+func (b *holdBudget) give(n int64) { b.left.Add(n) }
+
+// heldText is a file's text as the listing read it, kept for the file's
+// parse so that the parse does not read and hash the file again. It is
+// used only while the file is still that version: the parse lstat's the
+// path and compares the stamp with the one the listing's read ended with
+// (see [fileStamp]); any difference or a failed stat sends the parse to
+// the re-read, whose sha256 check leaves a changed file without an
+// extraction, exactly as without holding. A file that had changed within
+// settleWindow of the listing's read is not held at all.
+//
+// The lstat names the real path below the real root: were a directory on
+// the way swapped for a link out of the root, it would describe a file
+// outside, whose stamp equals the one held only if it is the very file
+// (same device, inode and change time) whose bytes were read inside the
+// root. No byte is read here.
+type heldText struct {
+	text   []byte
+	abs    string // the real path, to stat
+	stamp  fileStamp
+	budget *holdBudget
+}
+
+// holdFor returns the text to keep for c's parse, or nil: without a
+// budget or a stamp, for a file that was not settled when read, or once
+// the budget is spent.
+func (ld loader) holdFor(c candidate, info fs.FileInfo, text []byte) *heldText {
+	if ld.hold == nil || ld.reread == nil || info == nil {
+		return nil
+	}
+	st, ok := stampOf(info)
+	if !ok || !st.settledAt(time.Now()) || !ld.hold.take(int64(len(text))) {
+		return nil
+	}
+	return &heldText{text: text, abs: filepath.Join(c.rootReal, filepath.FromSlash(c.real)), stamp: st, budget: ld.hold}
+}
+
+// current returns the held text when the file on disk is still the
+// version it was read from, nil otherwise; it gives the bytes back to the
+// budget either way.
+func (h *heldText) current() []byte {
+	h.budget.give(int64(len(h.text)))
+	info, err := os.Lstat(h.abs)
+	if err != nil {
+		return nil
+	}
+	if st, ok := stampOf(info); !ok || st != h.stamp {
+		return nil
+	}
+	return h.text
 }
 
 // loadText classifies, fingerprints and parses (or prepares to parse) the
 // bytes of one file, and keeps the word filter of its text for the
 // demand-driven builds' prefilter. It returns either the File or the
 // reason it is skipped; never both.
-func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *Skipped) {
+//
+// keep, when set, returns the text to hold for a lazy parse (see
+// [loader.holdFor]).
+func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func(text []byte) *heldText) (*File, *Skipped) {
 	cls := classify.Detect(data)
 	switch {
 	case cls.Binary:
@@ -72,7 +161,11 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 		f.goHead = pkg + "\x00" + cons
 	}
 	if ld.reread != nil {
-		f.syn = ld.lazy(rel, f)
+		var hold func() *heldText
+		if keep != nil {
+			hold = func() *heldText { return keep(text) }
+		}
+		f.syn = ld.lazy(rel, f, hold)
 		return f, nil
 	}
 	// Through the cache. A parse that fails (cancelled, or a grammar error) leaves the file
@@ -84,16 +177,29 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader) (*File, *
 
 // lazy returns the pending extraction of f: its bytes read again, checked
 // against its sha256, decoded and parsed through the cache, on first need.
-// It is the cached extraction at once when the cache holds it. Callers
-// have set reread.
-func (ld loader) lazy(rel string, f *File) *syntaxCell {
+// It is the cached extraction at once when the cache holds it. Otherwise
+// hold (may be nil) gives the listing's text to keep, which is parsed
+// instead of the re-read bytes while the file is unchanged (see
+// [heldText]). Callers have set reread.
+func (ld loader) lazy(rel string, f *File, hold func() *heldText) *syntaxCell {
 	lang, sha, size, enc := f.Language, f.SHA256(), f.ByteSize, f.Encoding
 	if ld.cached != nil {
 		if sf := ld.cached(lang, sha); sf != nil {
 			return parsedCell(sf)
 		}
 	}
+	var h *heldText
+	if hold != nil {
+		h = hold()
+	}
 	return pendingCell(func() *syntax.File {
+		if h != nil {
+			if text := h.current(); text != nil {
+				// Not the scan's context, as below.
+				sf, _ := ld.parse(context.Background(), lang, sha, text)
+				return sf
+			}
+		}
 		data := ld.reread(rel, size, sha)
 		if data == nil {
 			return nil
@@ -135,17 +241,17 @@ func loadDisk(ctx context.Context, c candidate, maxSize int64, ld loader) (*File
 	if c.info != nil && ld.known != nil && ld.reread != nil {
 		if f := ld.known(c.rel, c.info); f != nil {
 			if f.syn == nil && f.Language != "" {
-				f.syn = ld.lazy(c.rel, f)
+				f.syn = ld.lazy(c.rel, f, nil)
 			}
 			return f, nil
 		}
 	}
-	data, err := c.read(maxSize)
+	data, info, err := c.read(maxSize)
 	if err != nil {
 		s := readSkip(c.rel, maxSize, err)
 		return nil, &s
 	}
-	f, s := loadText(ctx, c.rel, data, ld)
+	f, s := loadText(ctx, c.rel, data, ld, func(text []byte) *heldText { return ld.holdFor(c, info, text) })
 	if f != nil && c.info != nil && ld.remember != nil && int64(len(data)) == c.info.Size() {
 		ld.remember(c.rel, c.info, f)
 	}

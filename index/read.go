@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/index/classify"
 )
@@ -180,16 +181,13 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 	if real == "" {
 		return nil, nil, refuse("the workspace root itself, not a file in it")
 	}
-	r, err := os.OpenRoot(rootReal)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The opened file keeps its own descriptor: closing the root does
-	// not close it.
-	defer r.Close()
-	f, err := r.OpenFile(filepath.FromSlash(real), openReadFlags, 0)
-	if err != nil {
-		return nil, nil, err
+	f := openBeneath(rootReal, real)
+	fast := f != nil
+	if !fast {
+		var err error
+		if f, err = openInRoot(rootReal, real); err != nil {
+			return nil, nil, err
+		}
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -200,6 +198,9 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, &notRegularError{mode: info.Mode()}
 	}
+	if fast {
+		return f, info, nil // already in blocking mode
+	}
 	if err := clearNonblock(f); err != nil {
 		f.Close()
 		return nil, nil, err
@@ -207,27 +208,50 @@ func openRegular(rootReal, real string) (*os.File, fs.FileInfo, error) {
 	return f, info, nil
 }
 
+// openInRoot opens real through os.Root, with openReadFlags.
+func openInRoot(rootReal, real string) (*os.File, error) {
+	r, err := os.OpenRoot(rootReal)
+	if err != nil {
+		return nil, err
+	}
+	// The opened file keeps its own descriptor: closing the root does
+	// not close it.
+	defer r.Close()
+	return r.OpenFile(filepath.FromSlash(real), openReadFlags, 0)
+}
+
 // readBounded reads f, of size bytes by its fstat, to its end, never more
 // than spec.max+1 bytes: more is a *capError. With spec.sniff the first
 // classify.PrefixSize bytes are read and classified first; a verdict
 // there is a *prefixError, and the rest is never read (nor is room for
-// it allocated).
+// it allocated). A file of at most classify.PrefixSize bytes is then
+// read whole: its bytes are returned without reading on to the end of
+// the file or looking for holes (any hole was read as NUL bytes, which
+// the prefix's verdict saw); readOnce's second fstat tells whether it
+// grew meanwhile. Most source files are that small, and a read and three
+// seeks of each were a tenth of the scan's system calls.
 func readBounded(f *os.File, size int64, spec readSpec) ([]byte, error) {
 	var head []byte
 	if spec.sniff {
-		head = make([]byte, min(size, classify.PrefixSize))
-		n, err := io.ReadFull(f, head)
+		n := min(size, classify.PrefixSize)
+		// Room for the byte past size, as below, when the prefix is
+		// the file.
+		head = make([]byte, n, n+1)
+		n2, err := io.ReadFull(f, head)
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, errUnsettled // shorter than fstat said: truncated meanwhile
 		}
 		if err != nil {
 			return nil, err
 		}
-		head = head[:n]
+		head = head[:n2]
 		if res, ok := classify.DetectPrefix(head); ok {
 			return nil, &prefixError{res: res}
 		}
-		hole, err := hasHole(f, size)
+		if size <= classify.PrefixSize {
+			return head, nil
+		}
+		hole, err := hasHole(f, size, int64(len(head)))
 		if err != nil {
 			return nil, err
 		}
@@ -282,3 +306,30 @@ func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
 		}
 	}
 }
+
+// fileStamp is what the system says of one version of a file: its
+// identity (device, inode), its link count, size, modification time and
+// change time (ns). Any write, truncation, rename over it, chmod, utimes
+// or new hard link gives another stamp: the change time is set by the
+// kernel to the current time on each of them and cannot be set back,
+// unlike the modification time. Two stamps of one path are equal only
+// when nothing was done to the file between them, except within one tick
+// of the file system's clock, which [settledAt] rules out.
+type fileStamp struct {
+	dev, ino, links uint64
+	size            int64
+	mtime, ctime    int64
+}
+
+// settledAt reports whether the file of stamp s had not changed for
+// settleWindow when it was read at now: a later change then gets a later
+// change time, never the one the stamp holds, even on a file system whose
+// clock ticks coarsely.
+func (s fileStamp) settledAt(now time.Time) bool {
+	before := now.Add(-settleWindow).UnixNano()
+	return s.ctime < before && s.mtime < before
+}
+
+// settleWindow is racyWindow, a variable so that a test need not wait
+// two seconds for the files it wrote to settle.
+var settleWindow = racyWindow

@@ -168,6 +168,20 @@ func TestReadChangingFile(t *testing.T) {
 			t.Errorf("%d attempts, want %d", *attempts, readAttempts)
 		}
 	})
+	t.Run("the scan reads it again", func(t *testing.T) {
+		// A file within the prefix the scan classifies first is read
+		// whole with it; its growth is seen all the same.
+		dir := writeTree(t, "-- tok.txt --\ntoken=\n")
+		attempts := growHook(t, "tok.txt", 1)
+		_, r := indexDir(t, dir, Options{})
+		want := int64(len("token=\nghp_0123456789abcdef"))
+		if f, ok := r.File("tok.txt"); !ok || f.ByteSize != want {
+			t.Errorf("tok.txt indexed %v as %+v, want %d bytes", ok, f, want)
+		}
+		if *attempts != 2 {
+			t.Errorf("%d attempts, want 2", *attempts)
+		}
+	})
 	t.Run("scan records it", func(t *testing.T) {
 		dir := writeTree(t, "-- tok.txt --\ntoken=\n-- a.go --\npackage a\n")
 		growHook(t, "tok.txt", readAttempts)

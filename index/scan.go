@@ -33,10 +33,10 @@ type candidate struct {
 // is refused), deciding binary on its first bytes. A regular file with
 // more than one hard link is refused unless the root allows it: the count
 // is that of the opened descriptor, so a link made since the walk looked
-// is still seen.
-func (c candidate) read(max int64) ([]byte, error) {
-	data, _, err := readIn(c.rootReal, c.real, readSpec{max: max, links: c.links, sniff: true})
-	return data, err
+// is still seen. It also returns the descriptor's fstat after the read,
+// which describes the version of the file the bytes are.
+func (c candidate) read(max int64) ([]byte, fs.FileInfo, error) {
+	return readIn(c.rootReal, c.real, readSpec{max: max, links: c.links, sniff: true})
 }
 
 // hardLinkSkip is the record of a file refused for its hard links.
