@@ -187,6 +187,14 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 		f, _ := d.root.files.Get(p)
 		return f.words.MayContainKey(k)
 	}
+	imports := func(p string, h uint64) (yes, known bool) {
+		f, _ := d.root.files.Get(p)
+		if !f.goImpsOK {
+			return false, false
+		}
+		_, yes = slices.BinarySearch(f.goImps, h)
+		return yes, true
+	}
 	missing := map[string]bool{}
 	whole := max(len(d.root.Paths())/wholeShare, minWhole)
 	if n := wholeAt.Load(); n > 0 {
@@ -198,7 +206,7 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 			continue
 		}
 		d.checked[n] = true
-		for _, p := range d.graph.Candidates(n, rest, may) {
+		for _, p := range d.graph.CandidatesImports(n, rest, may, imports) {
 			missing[p] = true
 		}
 		if len(d.have)+len(missing) > whole {

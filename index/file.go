@@ -42,6 +42,13 @@ type File struct {
 	// without parsing them; "" when not read (not Go, an open document,
 	// a file the cache supplied).
 	goHead string
+	// goImps is the sorted word hashes (words.KeyOf) of the import paths
+	// of a Go file's header (syntax.GoImports), when goImpsOK: a build
+	// before the parse asks which files import a package from them
+	// exactly, not from the word filter, whose false positives on path
+	// tokens cost parses.
+	goImps   []uint64
+	goImpsOK bool
 	// Open reports that the entry comes from an editor buffer, Version
 	// being the editor's version of it.
 	Open    bool  `json:"open,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -159,6 +160,9 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func
 	if f.Language == syntax.Go {
 		pkg, cons := syntax.GoHeader(text)
 		f.goHead = pkg + "\x00" + cons
+		if imps, ok := syntax.GoImports(text); ok {
+			f.goImps, f.goImpsOK = slices.Sorted(slices.Values(words.KeyOf(imps))), true
+		}
 	}
 	if ld.reread != nil {
 		var hold func() *heldText

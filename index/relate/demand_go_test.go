@@ -46,6 +46,14 @@ func demandRun[T any](t *testing.T, full *memSource, start string, heads bool, q
 		filters[p] = words.NewFilter(full.content[p])
 	}
 	may := func(p string, k words.Key) bool { return filters[p].MayContainKey(k) }
+	// With the headers, the Go files' imports too (CandidatesImports).
+	var imports func(p string, h uint64) (bool, bool)
+	if heads {
+		imports = func(p string, h uint64) (bool, bool) {
+			imps, ok := syntax.GoImports(full.content[p])
+			return slices.Contains(words.KeyOf(imps), h), ok
+		}
+	}
 	for range 50 {
 		tr := NewTrace()
 		g := BuildTraced(src, tr)
@@ -58,7 +66,7 @@ func demandRun[T any](t *testing.T, full *memSource, start string, heads bool, q
 		}
 		var add []string
 		for _, n := range tr.Needs() {
-			add = append(add, g.Candidates(n, rest, may)...)
+			add = append(add, g.CandidatesImports(n, rest, may, imports)...)
 		}
 		if len(add) == 0 {
 			return got, slices.Sorted(maps.Keys(src.have))
@@ -105,6 +113,8 @@ func Use(t *p.T) int { return t.Get() }
 	"gen/gen.go": "package gen\n\nfunc G() {}\n",
 	"gen/mk.go":  "//go:build ignore\n\npackage main\n\nimport \"m/p\"\n\nfunc main() { var t p.T; t.Get() }\n",
 	"c/c.go":     "package c\n\nimport \"m/gen\"\n\nfunc C() { gen.G() }\n\ntype U struct{}\n\nfunc (U) Get() int { return 1 }\n",
+	// z names p's import path without importing it.
+	"z/z.go": "package z\n\n// Z is what m/p calls Get.\nfunc Z() {}\n",
 }
 
 // TestGoDependentsStopAtTestsAndGenerators: the directories whose Go files
@@ -185,6 +195,9 @@ func TestGoDemandByHeaders(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantBig, bigParsed); diff != "" {
 			t.Errorf("heads=%v: files of big parsed (-want +got):\n%s", heads, diff)
+		}
+		if heads && slices.Contains(parsed, "z/z.go") {
+			t.Errorf("heads=%v: z/z.go parsed, but its header imports nothing", heads)
 		}
 		for _, p := range []string{"b/b.go", "c/c.go"} {
 			// Without the headers, gen/mk.go is known to be a

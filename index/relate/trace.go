@@ -117,13 +117,23 @@ func (v *view) need(k NeedKind, key string) {
 // true whenever file p's text holds every word of k (a prefilter may say
 // true more often).
 func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k words.Key) bool) []string {
+	return g.CandidatesImports(n, paths, mayContain, nil)
+}
+
+// CandidatesImports is Candidates for a caller that also knows the import
+// paths of Go files' headers: imports(p, h) reports whether the Go file at
+// p imports the path whose word hash (words.KeyOf) is h, and known false
+// when the header does not say (any import is then possible). A Go import
+// key's candidates are then the files that import it, without the word
+// filter's false positives.
+func (g *Graph) CandidatesImports(n Need, paths []string, mayContain func(p string, k words.Key) bool, imports func(p string, h uint64) (yes, known bool)) []string {
 	if n.Kind == NeedFile {
 		if _, ok := slices.BinarySearch(paths, n.Key); ok {
 			return []string{n.Key}
 		}
 		return nil
 	}
-	admits := g.admitter(n)
+	admits := g.admitterWith(n, imports)
 	var out []string
 	if dir, ok := n.dir(); ok {
 		paths = underDir(paths, dir)
@@ -140,6 +150,11 @@ func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k w
 // file at p, whose text may hold a list of words as may says, can
 // contribute to it.
 func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
+	return g.admitterWith(n, nil)
+}
+
+// admitterWith is admitter with the Go headers' imports (CandidatesImports).
+func (g *Graph) admitterWith(n Need, imports func(p string, h uint64) (yes, known bool)) func(p string, may func(words.Key) bool) bool {
 	switch n.Kind {
 	case NeedFile:
 		return func(p string, _ func(words.Key) bool) bool { return p == n.Key }
@@ -208,9 +223,36 @@ func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
 			alts[i] = words.KeyOf(w)
 		}
 		fams := regFamilies(n.Key)
+		goKey := strings.HasPrefix(n.Key, "go:")
 		return func(p string, may func(words.Key) bool) bool {
 			if fams != nil && !slices.Contains(fams, syntax.FamilyForPath(p)) {
 				return false
+			}
+			if goKey && imports != nil && syntax.FamilyForPath(p) == syntax.FamilyGo {
+				// An import path alternative is one word or path
+				// token (importWords): the header's imports answer
+				// for it exactly. A relative one (RelativeTo) is
+				// not an import path as written.
+				exact := true
+				for i, a := range alts {
+					if len(a) != 1 || strings.HasPrefix(ws[i][0], words.RelativeTo("")) {
+						exact = false
+						break
+					}
+				}
+				if exact {
+					known := true
+					for _, a := range alts {
+						yes, k := imports(p, a[0])
+						if yes {
+							return true
+						}
+						known = known && k
+					}
+					if known {
+						return false
+					}
+				}
 			}
 			if under != nil && under(p) {
 				return true

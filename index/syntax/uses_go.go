@@ -128,6 +128,73 @@ func GoHeader(src []byte) (pkg, constraint string) {
 	return goPackageName(src), goConstraint(src)
 }
 
+// GoImports returns the import paths a Go file's header declares, in
+// order, read without a parse: the import declarations after the package
+// clause. ok is false when the header cannot be read that way (no package
+// clause, an import declaration that is not well formed) or when the rest
+// of the text holds the word "import" anywhere (a declaration after other
+// code, which tree-sitter's recovery may still extract): the caller must
+// then assume the file may import anything.
+func GoImports(src []byte) (paths []string, ok bool) {
+	var sc scanner.Scanner
+	fs := gotoken.NewFileSet()
+	sc.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
+	next := func() (gotoken.Pos, gotoken.Token, string) {
+		for {
+			pos, tok, lit := sc.Scan()
+			if tok != gotoken.SEMICOLON {
+				return pos, tok, lit
+			}
+		}
+	}
+	if _, tok, _ := next(); tok != gotoken.PACKAGE {
+		return nil, false
+	}
+	if _, tok, _ := next(); tok != gotoken.IDENT {
+		return nil, false
+	}
+	// spec reads one import spec from its first token: [name] "path".
+	spec := func(tok gotoken.Token, lit string) bool {
+		if tok == gotoken.IDENT || tok == gotoken.PERIOD {
+			_, tok, lit = next()
+		}
+		if tok != gotoken.STRING {
+			return false
+		}
+		p, err := strconv.Unquote(lit)
+		if err != nil {
+			return false
+		}
+		paths = append(paths, p)
+		return true
+	}
+	for {
+		pos, tok, _ := next()
+		if tok != gotoken.IMPORT {
+			if bytes.Contains(src[min(fs.Position(pos).Offset, len(src)):], []byte("import")) {
+				return nil, false
+			}
+			return paths, true
+		}
+		_, tok, lit := next()
+		if tok != gotoken.LPAREN {
+			if !spec(tok, lit) {
+				return nil, false
+			}
+			continue
+		}
+		for {
+			_, tok, lit = next()
+			if tok == gotoken.RPAREN {
+				break
+			}
+			if !spec(tok, lit) {
+				return nil, false
+			}
+		}
+	}
+}
+
 // goPackageName reads the package clause of a Go text: the first two
 // tokens after comments, "package" and an identifier.
 func goPackageName(src []byte) string {

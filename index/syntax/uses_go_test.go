@@ -268,3 +268,29 @@ func FuzzGoUses(f *testing.F) {
 		_ = goConstraint(src)
 	})
 }
+
+// TestGoImports: the header's import paths without a parse, or ok false
+// when the text may hold an import the header reading does not see.
+func TestGoImports(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string
+		ok        bool
+	}{
+		{"none", "package a\n\nfunc F() {}\n", nil, true},
+		{"one", "// doc\npackage a\n\nimport \"fmt\"\n\nfunc F() { fmt.Println() }\n", []string{"fmt"}, true},
+		{"block", "//go:build linux\n\npackage a\n\nimport (\n\t\"fmt\"\n\tx \"net/http\"\n\t. \"os\"\n\t_ \"embed\"\n)\nimport \"io\"\n\nvar V int\n", []string{"fmt", "net/http", "os", "embed", "io"}, true},
+		{"raw string", "package a\nimport `fmt`\n", []string{"fmt"}, true},
+		{"import later", "package a\n\nfunc F() {}\n\nimport \"fmt\"\n", nil, false},
+		{"comment before code", "package a\n\n// we import nothing\nfunc F() {}\n", nil, true},
+		{"word later", "package a\n\nfunc F() {}\n\n// import nothing\n", nil, false},
+		{"no package", "import \"fmt\"\n", nil, false},
+		{"broken spec", "package a\nimport (\n\tfmt\n)\n", nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := GoImports([]byte(tt.src))
+		if diff := cmp.Diff(tt.want, got); diff != "" || ok != tt.ok {
+			t.Errorf("%s: ok %v, want %v; paths (-want +got):\n%s", tt.name, ok, tt.ok, diff)
+		}
+	}
+}
