@@ -208,6 +208,7 @@ func (c *rootCache) load() error {
 		if e.File == nil {
 			return fmt.Errorf("reading %s: empty entry", c.path)
 		}
+		syntax.Compact(e.File)
 		c.old[cacheKey{e.Lang, e.SHA}] = e.File
 	}
 	for i := range cf.Paths {
@@ -291,6 +292,9 @@ func (c *rootCache) parseFunc() parseFunc {
 		if err != nil {
 			return nil, err
 		}
+		// Before the file is shared: the index holds each distinct
+		// name once (see docs/index.md, "Memory").
+		syntax.Compact(f)
 		if c != nil {
 			c.mu.Lock()
 			c.used[cacheKey{lang, sha}] = f

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index/ignore"
+	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // DefaultMaxFileSize is the size cap when Options.MaxFileSize is zero:
@@ -400,6 +401,7 @@ func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *sc
 		return res
 	}
 	res.parsed = x.parseAll(ctx, root, sc, files)
+	syntax.ForgetInterned()
 	if ctx.Err() != nil {
 		return res
 	}
