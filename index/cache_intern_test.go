@@ -7,8 +7,11 @@ import (
 
 // TestCacheLoadInterns checks that the extractions read back from a
 // cache share their equal strings, as freshly parsed ones do: a warm
-// start must not hold a copy of every name per file that mentions it.
+// start of a large tree must not hold a copy of every name per file that
+// mentions it. (Two files make a large tree here.)
 func TestCacheLoadInterns(t *testing.T) {
+	defer func(n int) { shareMinFiles = n }(shareMinFiles)
+	shareMinFiles = 2
 	dir := writeTree(t, "-- a.go --\npackage a\n\nimport \"example.com/lib/store\"\n\nfunc A() { store.Open() }\n"+
 		"-- b.go --\npackage a\n\nimport \"example.com/lib/store\"\n\nfunc B() { store.Open() }\n")
 	cacheDir := t.TempDir()

@@ -392,6 +392,7 @@ func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *sc
 	ld := cache.loader()
 	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
 	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
+	cache.shareStrings(len(files))
 	res := scanResult{files: len(files), skipped: len(skipped), outcome: ScanCancelled}
 	if ctx.Err() != nil {
 		return res

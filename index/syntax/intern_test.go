@@ -22,9 +22,9 @@ func TestCompactShares(t *testing.T) {
 	}
 	a, b := parse(srcA), parse(srcB)
 	wantA, wantB := parse(srcA), parse(srcB)
-	Compact(a)
-	Compact(b)
-	Compact(nil)
+	Compact(a, true)
+	Compact(b, true)
+	Compact(nil, true)
 	if diff := cmp.Diff(wantA, a); diff != "" {
 		t.Errorf("Compact changed the first file (-want +got):\n%s", diff)
 	}
@@ -128,7 +128,7 @@ func TestCompactTrims(t *testing.T) {
 		Bindings: []Binding{{Name: "b", From: "m", Orig: "*"}},
 		Exports:  []string{},
 	}
-	Compact(f)
+	Compact(f, false)
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Fatalf("Compact changed values (-want +got):\n%s", diff)
 	}
