@@ -10,9 +10,9 @@ import (
 // names of its packages' declarations in every file that uses them, the
 // import paths and module specifiers in every importer, the containers of
 // every member. Extracted one file at a time, each copy is an allocation
-// of its own; on the synthetic 100,000-file repository they were about a
-// fifth of the index's live heap. [Compact] makes equal strings of the
-// files it is given share one copy.
+// of its own; on the synthetic 100,000-file repository sharing them took
+// 118 MB (14%) off the live heap after a cold index. [Compact] makes
+// equal strings of the files it is given share one copy.
 
 // internShards spreads the table over locks, so that the parsing
 // goroutines seldom wait for one another.
