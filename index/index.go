@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index/ignore"
+	"github.com/ctxd/ctxd/index/syntax"
 )
 
 // DefaultMaxFileSize is the size cap when Options.MaxFileSize is zero:
@@ -397,6 +398,7 @@ func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *sc
 	ld.reread = rereader(realDir, newLinkPolicy(realDir, x.opts.HardLinks))
 	ld.hold = newHoldBudget(maxHeldBytes)
 	files, skipped, err := x.scanDir(ctx, root, realDir, "", checker, ld, sc)
+	cache.shareStrings(len(files))
 	res := scanResult{files: len(files), skipped: len(skipped), outcome: ScanCancelled}
 	if ctx.Err() != nil {
 		return res
@@ -406,6 +408,7 @@ func (x *Index) indexRoot(ctx context.Context, root Root, realDir string, sc *sc
 		return res
 	}
 	res.parsed = x.parseAll(ctx, root, sc, files)
+	syntax.ForgetInterned()
 	if ctx.Err() != nil {
 		return res
 	}

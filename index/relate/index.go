@@ -1,6 +1,7 @@
 package relate
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -51,33 +52,41 @@ func (c *csr[T]) get(name string) []T {
 // names returns the number of names.
 func (c *csr[T]) names() int { return len(c.start) - 1 }
 
-// csrBuilder collects (name, item) pairs; build keeps the items of each name
-// in the order they were added.
-type csrBuilder[T any] struct {
+// csrBuilder collects the names of a table's items, in the order the items
+// come; build then takes the items themselves in that same order. Only a
+// name id per item is held until then, not the items: the references of a
+// 100,000-file repository are millions, and holding them twice was a
+// transient of tens of megabytes on top of the table.
+type csrBuilder struct {
 	ids  map[string]int32
 	keys []int32
-	vals []T
 }
 
-func newCSRBuilder[T any](sizeHint int) *csrBuilder[T] {
-	return &csrBuilder[T]{
-		ids:  make(map[string]int32, sizeHint/4),
+// newCSRBuilder returns a builder for about sizeHint items. The map is
+// sized for a small share of them: names repeat (most references are to
+// a few names), and a map sized for every item would be kept, mostly
+// empty, for the table's life.
+func newCSRBuilder(sizeHint int) *csrBuilder {
+	return &csrBuilder{
+		ids:  make(map[string]int32, sizeHint/16),
 		keys: make([]int32, 0, sizeHint),
-		vals: make([]T, 0, sizeHint),
 	}
 }
 
-func (b *csrBuilder[T]) add(name string, v T) {
+// add records that the next item is listed under name.
+func (b *csrBuilder) add(name string) {
 	id, ok := b.ids[name]
 	if !ok {
 		id = int32(len(b.ids))
 		b.ids[name] = id
 	}
 	b.keys = append(b.keys, id)
-	b.vals = append(b.vals, v)
 }
 
-func (b *csrBuilder[T]) build() csr[T] {
+// buildCSR builds the table of b's names: replay must pass put the items,
+// one per add and in the same order; the items of each name keep that
+// order.
+func buildCSR[T any](b *csrBuilder, replay func(put func(T))) csr[T] {
 	start := make([]int32, len(b.ids)+1)
 	for _, k := range b.keys {
 		start[k+1]++
@@ -87,12 +96,20 @@ func (b *csrBuilder[T]) build() csr[T] {
 	}
 	next := make([]int32, len(b.ids))
 	copy(next, start)
-	items := make([]T, len(b.vals))
-	for i, k := range b.keys {
-		items[next[k]] = b.vals[i]
+	items := make([]T, len(b.keys))
+	n := 0
+	replay(func(v T) {
+		k := b.keys[n]
+		items[next[k]] = v
 		next[k]++
+		n++
+	})
+	if n != len(b.keys) {
+		panic(fmt.Sprintf("relate: a table replayed %d items of %d", n, len(b.keys)))
 	}
-	return csr[T]{ids: b.ids, start: start, items: items}
+	ids := b.ids
+	b.ids, b.keys = nil, nil
+	return csr[T]{ids: ids, start: start, items: items}
 }
 
 // index holds the lookup tables of a set of files. File ids are positions
@@ -124,25 +141,41 @@ func newIndex(files []*fileFacts) *index {
 		}
 	}
 	return buildIndex(files, func(ix *index) {
-		b := newCSRBuilder[int32](nrefs)
-		for id, f := range files {
+		b := newCSRBuilder(nrefs)
+		for _, f := range files {
 			if f.syn != nil {
 				for _, r := range f.syn.Refs {
-					b.add(r, int32(id))
+					b.add(r)
 				}
 			}
 		}
-		ix.refs = b.build()
+		ix.refs = buildCSR(b, func(put func(int32)) {
+			for id, f := range files {
+				if f.syn != nil {
+					for range f.syn.Refs {
+						put(int32(id))
+					}
+				}
+			}
+		})
 	}, func(ix *index) {
-		b := newCSRBuilder[symLoc](nsyms)
-		for id, f := range files {
+		b := newCSRBuilder(nsyms)
+		for _, f := range files {
 			if f.syn != nil {
-				for si, s := range f.syn.Symbols {
-					b.add(s.Name, symLoc{int32(id), int32(si)})
+				for _, s := range f.syn.Symbols {
+					b.add(s.Name)
 				}
 			}
 		}
-		ix.syms = b.build()
+		ix.syms = buildCSR(b, func(put func(symLoc)) {
+			for id, f := range files {
+				if f.syn != nil {
+					for si := range f.syn.Symbols {
+						put(symLoc{int32(id), int32(si)})
+					}
+				}
+			}
+		})
 	})
 }
 
