@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -226,5 +227,49 @@ func TestRenderMemoFollowsInputs(t *testing.T) {
 				t.Errorf("second build lacks %q:\n%s", tc.want, got)
 			}
 		})
+	}
+}
+
+// TestRelationMemoFollowsSnapshot: the relations a build found for a
+// target are not reused on a new snapshot of the folder, even when the
+// target itself did not change: the function it calls moved to another
+// file, which a warm build names as a build without memos does.
+func TestRelationMemoFollowsSnapshot(t *testing.T) {
+	ctx := context.Background()
+	x, dir := openMemoTree(t)
+	opts := contextbuilder.Options{Tokens: tokens.NewCache(0), Scans: contextbuilder.NewScanCache(0), Relations: contextbuilder.NewRelationCache()}
+	if _, err := contextbuilder.Build(ctx, x.Snapshot(), memoRequest(), opts); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "lib", "lib.go")
+	sum := filepath.Join(dir, "lib", "sum.go")
+	if err := os.WriteFile(lib, []byte("package lib\n\n// Pair is two numbers.\ntype Pair struct{ A, B int }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sum, []byte("package lib\n\n// Sum adds.\nfunc Sum(a, b int) int { return a + b }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x.FilesChanged(ctx, []string{index.PathToURI(lib), index.PathToURI(sum)})
+	snap, err := x.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := contextbuilder.Build(ctx, snap, memoRequest(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, err := contextbuilder.Build(ctx, snap, memoRequest(), contextbuilder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(canonicalResult(t, cold), canonicalResult(t, warm)); diff != "" {
+		t.Errorf("build after the move (-without memos +with memos):\n%s", diff)
+	}
+	var paths []string
+	for _, f := range warm.Manifest.Selection.IncludedFiles {
+		paths = append(paths, f.Path)
+	}
+	if !slices.Contains(paths, "lib/sum.go") {
+		t.Errorf("included files %v lack lib/sum.go, where Sum moved", paths)
 	}
 }
