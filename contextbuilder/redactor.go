@@ -76,13 +76,13 @@ func NewScanCache(max int) *ScanCache {
 }
 
 // rendering returns the rendering stored under key by keep.
-func (c *ScanCache) rendering(key string) (*rendering, bool) {
-	if c == nil {
+func (c *ScanCache) rendering(key []byte) (*rendering, bool) {
+	if c == nil || key == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r, ok := c.renders[key]
+	r, ok := c.renders[string(key)] // no copy of key for a lookup
 	return r, ok
 }
 

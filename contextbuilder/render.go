@@ -195,12 +195,16 @@ func (e *env) rendered(it *item) *rendering {
 	if r, ok := it.cache[lv]; ok {
 		return r
 	}
-	key, shared := e.renderKey(it, lv)
+	var key []byte
+	shared := e.opts.Scans != nil
+	if shared {
+		key, shared = e.renderKey(it, lv)
+	}
 	r, ok := e.opts.Scans.rendering(key)
 	if !shared || !ok {
 		r = e.makeRendering(it, lv)
 		if shared {
-			e.opts.Scans.keep(key, r)
+			e.opts.Scans.keep(string(key), r)
 		}
 	}
 	if it.cache == nil {
@@ -242,13 +246,13 @@ func (e *env) makeRendering(it *item, lv Level) *rendering {
 // token estimator. ok is false for the others: a slice to signatures
 // depends on every symbol of the file, a target region on the request, a
 // block not from a file on its own text.
-func (e *env) renderKey(it *item, lv Level) (key string, ok bool) {
+func (e *env) renderKey(it *item, lv Level) (key []byte, ok bool) {
 	if it.path == "" || it.text == nil || it.file == nil || lv != LevelFull {
-		return "", false
+		return nil, false
 	}
 	sha := it.file.SHA256()
 	if sha == "" {
-		return "", false
+		return nil, false
 	}
 	b := make([]byte, 0, 160+len(it.path)+len(it.symbol))
 	b = append(b, e.redactor.Version()...)
@@ -260,11 +264,11 @@ func (e *env) renderKey(it *item, lv Level) (key string, ok bool) {
 	b = append(b, sha...)
 	switch it.typ {
 	case BlockFile:
-		return string(append(b, "\x00file"...)), true
+		return append(b, "\x00file"...), true
 	case BlockSymbol:
 		syn := e.root.Syntax(it.path)
 		if syn == nil || it.symIdx >= len(syn.Symbols) {
-			return "", false
+			return nil, false
 		}
 		s := &syn.Symbols[it.symIdx]
 		b = append(b, "\x00symbol\x00"...)
@@ -275,9 +279,9 @@ func (e *env) renderKey(it *item, lv Level) (key string, ok bool) {
 			b = append(b, 0)
 			b = strconv.AppendUint(b, uint64(n), 10)
 		}
-		return string(b), true
+		return b, true
 	}
-	return "", false
+	return nil, false
 }
 
 // sliceFile sets a file block's title and content at a level and returns
