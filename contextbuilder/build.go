@@ -28,6 +28,10 @@ type Options struct {
 	// builds; nil means no memo. Like Tokens it changes costs, not
 	// results.
 	Scans *ScanCache
+	// Relations memoizes the relation graph's answers about each target
+	// across builds on the same folder snapshot; nil means no memo. Like
+	// Tokens it changes costs, not results.
+	Relations *RelationCache
 	// Refresh re-reads the given files from disk into the index and
 	// returns the new snapshot. The builder calls it when a file changed
 	// on disk since it was indexed (seed 002 edge case 2); nil means such

@@ -6,7 +6,10 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/index/relate"
@@ -71,7 +74,8 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 			goNoted = true
 			t.note("relations: Go build constraints evaluated for %s (GOOS/GOARCH)", g.GoPlatform())
 		}
-		for _, d := range e.dependencies(ctx, g, tg, syn) {
+		rel := e.targetRelations(ctx, g, tg, syn)
+		for _, d := range rel.deps {
 			set.addSymbol(d.Path, d.Index, ReasonDependency, weightDependency)
 		}
 		// A Python module or package used as an object (util.x after
@@ -79,16 +83,22 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 		// declares nothing (an __init__.py of imports only), which no
 		// symbol block can carry: the file itself is the candidate,
 		// unless a symbol of it already is.
-		for _, m := range g.ResolveModules(tg.path, e.targetUses(ctx, tg, syn)) {
+		for _, m := range rel.modules {
 			if !set.hasSymbolIn(m) {
 				set.addFile(m, ReasonDependency, weightDependency)
 			}
 		}
-		set.addBaseTypes(g, tg, syn)
-		for _, c := range e.callers(g, tg, syn) {
+		for _, b := range rel.bases {
+			reason := ReasonBaseType
+			if b.Kind == syntax.Interface {
+				reason = ReasonInterface
+			}
+			set.addSymbol(b.Path, b.Index, reason, weightBaseType)
+		}
+		for _, c := range rel.callers {
 			set.addFile(c, ReasonCaller, weightCaller)
 		}
-		for _, c := range g.ConfigFiles(tg.path) {
+		for _, c := range rel.configs {
 			if isManifest(c) && !e.concernsBuild() {
 				continue
 			}
@@ -96,6 +106,115 @@ func (e *env) related(ctx context.Context, targets, known []*item, t *trail) []*
 		}
 	}
 	return set.items()
+}
+
+// relations is what the relation graph answers for one target, in the
+// order related adds it: its dependencies, the modules it uses as
+// objects, the base types of its symbols and their containers, its
+// callers and its config files.
+type relations struct {
+	deps    []relate.SymbolRef
+	modules []string
+	bases   []relate.SymbolRef
+	callers []string
+	configs []string
+}
+
+// targetRelations asks the graph about target t, or recalls the answers
+// of an earlier build on the same folder snapshot (Options.Relations).
+func (e *env) targetRelations(ctx context.Context, g *relate.Graph, t *item, syn *syntax.File) *relations {
+	key := relationKey(t)
+	if r, ok := e.opts.Relations.get(e.root, key); ok {
+		return r
+	}
+	uses := e.targetUses(ctx, t, syn)
+	r := &relations{
+		deps:    e.dependencies(g, t, uses),
+		modules: g.ResolveModules(t.path, uses),
+		callers: e.callers(g, t, syn),
+		configs: g.ConfigFiles(t.path),
+	}
+	for _, i := range withContainers(syn, t.symIdxs) {
+		r.bases = append(r.bases, g.BaseTypes(t.path, i)...)
+	}
+	if ctx.Err() == nil {
+		// A cancelled parse of the target's uses falls back to its
+		// identifiers: an answer for this build only.
+		e.opts.Relations.put(e.root, key, r)
+	}
+	return r
+}
+
+// relationKey names a target's relations within one folder snapshot:
+// they depend on its path, its text (a region's uses are parsed from
+// it), its target symbols and its regions.
+func relationKey(t *item) string {
+	b := make([]byte, 0, 128+len(t.path))
+	b = append(b, t.path...)
+	b = append(b, 0)
+	if t.file != nil {
+		b = append(b, t.file.SHA256()...)
+	}
+	b = append(b, "\x00s"...)
+	for _, i := range t.symIdxs {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(i), 10)
+	}
+	b = append(b, "\x00r"...)
+	for _, r := range t.regions {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(r.start), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(r.end), 10)
+	}
+	return string(b)
+}
+
+// RelationCache memoizes, across builds, what the relation graph answered
+// for each target of a build (its dependencies, base types, callers and
+// config files), for the folder snapshot it was asked on: a status bar or
+// an agent that builds again before anything changed asks the graph
+// nothing again. Any new snapshot of the folder (an edit, a file event)
+// starts it afresh. It never changes an answer, only its cost; it does
+// not keep the snapshot alive. It is safe for concurrent use; the nil
+// *RelationCache memoizes nothing.
+type RelationCache struct {
+	mu   sync.Mutex
+	root weak.Pointer[index.RootSnapshot]
+	m    map[string]*relations
+}
+
+// NewRelationCache returns an empty cache.
+func NewRelationCache() *RelationCache { return &RelationCache{} }
+
+// maxRelations bounds the targets a RelationCache holds for one snapshot.
+const maxRelations = 1024
+
+func (c *RelationCache) get(root *index.RootSnapshot, key string) (*relations, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.root != weak.Make(root) {
+		return nil, false
+	}
+	r, ok := c.m[key]
+	return r, ok
+}
+
+// put keeps r, which must never change afterwards, for key on root; a
+// different root than the one held replaces every answer.
+func (c *RelationCache) put(root *index.RootSnapshot, key string, r *relations) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w := weak.Make(root); c.root != w || len(c.m) >= maxRelations {
+		c.root, c.m = w, map[string]*relations{}
+	}
+	c.m[key] = r
 }
 
 // buildTerms are the words (lower case, matched as substrings) by which a
@@ -233,21 +352,6 @@ func (s *relatedSet) hasSymbolIn(path string) bool {
 	return false
 }
 
-// addBaseTypes adds the interfaces and base types of target t's symbols,
-// and of the types that contain them (a method implements its class's
-// interfaces).
-func (s *relatedSet) addBaseTypes(g *relate.Graph, t *item, syn *syntax.File) {
-	for _, i := range withContainers(syn, t.symIdxs) {
-		for _, b := range g.BaseTypes(t.path, i) {
-			reason := ReasonBaseType
-			if b.Kind == syntax.Interface {
-				reason = ReasonInterface
-			}
-			s.addSymbol(b.Path, b.Index, reason, weightBaseType)
-		}
-	}
-}
-
 // items returns the candidates with the levels each may take, symbols
 // (by path and index) before files (by path): an order of keys, not of
 // maps, so that ranking starts from the same list every time.
@@ -278,8 +382,8 @@ func (s *relatedSet) items() []*item {
 // sibling file is a dependency like an imported function; a member inside
 // a type declaration that is itself a dependency is left out, since the
 // type's block holds it (Go methods, declared outside their type, stay).
-func (e *env) dependencies(ctx context.Context, g *relate.Graph, t *item, syn *syntax.File) []relate.SymbolRef {
-	deps := g.Resolve(t.path, e.targetUses(ctx, t, syn))
+func (e *env) dependencies(g *relate.Graph, t *item, uses []syntax.Use) []relate.SymbolRef {
+	deps := g.Resolve(t.path, uses)
 	decl := func(d relate.SymbolRef) *syntax.Symbol {
 		if ds := e.root.Syntax(d.Path); ds != nil && d.Index < len(ds.Symbols) {
 			return &ds.Symbols[d.Index]

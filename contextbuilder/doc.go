@@ -17,7 +17,7 @@
 // take a [Request] — decoded strictly by the workspace layer, checked by
 // [Request.Validate] — and [Options]: the [Config], the [Redactor], the
 // [Policy], thread references, created_at and memos ([tokens.Cache],
-// [ScanCache]). They return a [Result] (the [Bundle] with its [Block]s,
+// [ScanCache], [RelationCache]). They return a [Result] (the [Bundle] with its [Block]s,
 // the [Manifest], the [RedactionReport] and the [BudgetReport]), a
 // [ManifestResult] or a [BudgetResult], or a [*Refusal] as the error when
 // the build fails closed (an ambiguous target lists its [Candidate]s).

@@ -57,6 +57,9 @@ type rendering struct {
 	// removed by redacting spans: it names the rule, or is riskUnscannable.
 	risk string
 	desc string // the slice's line ranges, for content_sliced details
+	// lines is the line count of the file a slice or symbol is cut from,
+	// for content_sliced details; 0 for a whole file.
+	lines int
 }
 
 // label names an item in notes and details.

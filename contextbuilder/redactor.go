@@ -40,9 +40,13 @@ type Redactor interface {
 
 // ScanCache memoizes a Redactor's findings for whole files across builds,
 // keyed by rule-set version, path and content sha256, so that a status bar
-// re-estimating on every edit rescans only the edited file. It never
-// changes a finding, only its cost. It is safe for concurrent use; the nil
-// *ScanCache memoizes nothing.
+// re-estimating on every edit rescans only the edited file. It also keeps
+// the blocks builds rendered from whole files and symbols (content after
+// redaction, tokens, redactions), keyed by what each rendering is a
+// function of, so that a warm build that sends the same blocks again
+// reads and verifies each file but renders none of them again. It never
+// changes a finding or a block, only its cost. It is safe for concurrent
+// use; the nil *ScanCache memoizes nothing.
 type ScanCache struct {
 	mu    sync.Mutex
 	max   int
@@ -50,7 +54,17 @@ type ScanCache struct {
 	// blocks remembers optional whole-file blocks as rendered (without
 	// their content) for ctxd.budget.
 	blocks map[string]*rendering
+	// renders are renderings with their content (see renderKey), at most
+	// renderBudget bytes of titles and contents in all.
+	renders     map[string]*rendering
+	renderBytes int
 }
+
+// renderBudget bounds the text the renderings of a ScanCache hold: the
+// blocks of some thirty builds at the default budget of 128k tokens
+// (about 0.5 MB each), so that a session's warm builds find theirs while
+// the memory a server keeps for them stays small.
+const renderBudget = 16 << 20
 
 // NewScanCache returns a cache of at most max files (max <= 0 means 4096);
 // when full it is cleared.
@@ -58,7 +72,42 @@ func NewScanCache(max int) *ScanCache {
 	if max <= 0 {
 		max = 4096
 	}
-	return &ScanCache{max: max, items: map[string][]Finding{}, blocks: map[string]*rendering{}}
+	return &ScanCache{max: max, items: map[string][]Finding{}, blocks: map[string]*rendering{}, renders: map[string]*rendering{}}
+}
+
+// rendering returns the rendering stored under key by keep.
+func (c *ScanCache) rendering(key []byte) (*rendering, bool) {
+	if c == nil || key == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.renders[string(key)] // no copy of key for a lookup
+	return r, ok
+}
+
+// keep stores a rendering under key; r must never change afterwards,
+// since later builds share it. The renderings are cleared when they would
+// hold more than renderBudget bytes or max entries.
+func (c *ScanCache) keep(key string, r *rendering) {
+	if c == nil {
+		return
+	}
+	size := len(key) + len(r.title) + len(r.content)
+	if size > renderBudget/16 {
+		return // one huge file would push out everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.renders[key]; ok {
+		return
+	}
+	if c.renderBytes+size > renderBudget || len(c.renders) >= c.max {
+		clear(c.renders)
+		c.renderBytes = 0
+	}
+	c.renders[key] = r
+	c.renderBytes += size
 }
 
 // remember keeps a whole-file block's rendering, without its content.

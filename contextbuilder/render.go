@@ -3,6 +3,7 @@ package contextbuilder
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -117,9 +118,9 @@ func (e *env) account(blocks []*item, t *trail) {
 			if lv == LevelSignatures {
 				reason, what = RedactReasonBudget, "SIGNATURES_ONLY"
 			}
-			t.redacts = append(t.redacts, Redaction{Type: RedactContentSliced, Target: it.path, Reason: reason, Details: fmt.Sprintf("%s %s: %s, %s of %d", it.reason, it.symbol, what, r.desc, it.li.lines())})
+			t.redacts = append(t.redacts, Redaction{Type: RedactContentSliced, Target: it.path, Reason: reason, Details: fmt.Sprintf("%s %s: %s, %s of %d", it.reason, it.symbol, what, r.desc, r.lines)})
 		} else if it.typ == BlockFile && it.levels[it.level] != LevelFull {
-			t.redacts = append(t.redacts, Redaction{Type: RedactContentSliced, Target: it.path, Reason: RedactReasonBudget, Details: fmt.Sprintf("%s: %s, %s of %d", it.levels[it.level], it.reason, r.desc, it.li.lines())})
+			t.redacts = append(t.redacts, Redaction{Type: RedactContentSliced, Target: it.path, Reason: RedactReasonBudget, Details: fmt.Sprintf("%s: %s, %s of %d", it.levels[it.level], it.reason, r.desc, r.lines)})
 		}
 	}
 }
@@ -194,6 +195,30 @@ func (e *env) rendered(it *item) *rendering {
 	if r, ok := it.cache[lv]; ok {
 		return r
 	}
+	var key []byte
+	shared := e.opts.Scans != nil
+	if shared {
+		key, shared = e.renderKey(it, lv)
+	}
+	r, ok := e.opts.Scans.rendering(key)
+	if !shared || !ok {
+		r = e.makeRendering(it, lv)
+		if shared {
+			e.opts.Scans.keep(string(key), r)
+		}
+	}
+	if it.cache == nil {
+		it.cache = map[Level]*rendering{}
+	}
+	it.cache[lv] = r
+	if it.typ == BlockFile && lv == LevelFull && !it.target {
+		e.opts.Scans.remember(e.blockKey(it), r)
+	}
+	return r
+}
+
+// makeRendering slices, redacts and counts an item's block at a level.
+func (e *env) makeRendering(it *item, lv Level) *rendering {
 	r := &rendering{}
 	var maps []contentMap
 	switch it.typ {
@@ -210,14 +235,53 @@ func (e *env) rendered(it *item) *rendering {
 		e.stripHidden(it, r, hidden)
 	}
 	r.tokens = e.count(r.title + "\n" + r.content)
-	if it.cache == nil {
-		it.cache = map[Level]*rendering{}
-	}
-	it.cache[lv] = r
-	if it.typ == BlockFile && lv == LevelFull && !it.target {
-		e.opts.Scans.remember(e.blockKey(it), r)
-	}
 	return r
+}
+
+// renderKey names the renderings later builds may share (ScanCache.keep):
+// those that are a function of their file's bytes, named by its sha256,
+// and of what the key lists besides — a whole file by its path, a
+// symbol's declaration by its path, kind, qualified name and the byte
+// ranges of its declaration and doc comment — under the same rules and
+// token estimator. ok is false for the others: a slice to signatures
+// depends on every symbol of the file, a target region on the request, a
+// block not from a file on its own text.
+func (e *env) renderKey(it *item, lv Level) (key []byte, ok bool) {
+	if it.path == "" || it.text == nil || it.file == nil || lv != LevelFull {
+		return nil, false
+	}
+	sha := it.file.SHA256()
+	if sha == "" {
+		return nil, false
+	}
+	b := make([]byte, 0, 160+len(it.path)+len(it.symbol))
+	b = append(b, e.redactor.Version()...)
+	b = append(b, 0)
+	b = append(b, e.est.Name()...)
+	b = append(b, 0)
+	b = append(b, it.path...)
+	b = append(b, 0)
+	b = append(b, sha...)
+	switch it.typ {
+	case BlockFile:
+		return append(b, "\x00file"...), true
+	case BlockSymbol:
+		syn := e.root.Syntax(it.path)
+		if syn == nil || it.symIdx >= len(syn.Symbols) {
+			return nil, false
+		}
+		s := &syn.Symbols[it.symIdx]
+		b = append(b, "\x00symbol\x00"...)
+		b = append(b, s.Kind.String()...)
+		b = append(b, 0)
+		b = append(b, it.symbol...)
+		for _, n := range []uint32{s.Range.StartByte, s.Range.EndByte, s.Doc.StartByte, s.Doc.EndByte} {
+			b = append(b, 0)
+			b = strconv.AppendUint(b, uint64(n), 10)
+		}
+		return b, true
+	}
+	return nil, false
 }
 
 // sliceFile sets a file block's title and content at a level and returns
@@ -228,10 +292,12 @@ func (e *env) sliceFile(it *item, lv Level, r *rendering) []contentMap {
 	case LevelRegion:
 		segs = regionSegments(it.li, it.regions)
 		r.desc = describeSegments(it.li, segs)
-		r.title = fmt.Sprintf("%s (TARGET_REGION_ONLY: %s of %d)", it.path, r.desc, it.li.lines())
+		r.lines = it.li.lines()
+		r.title = fmt.Sprintf("%s (TARGET_REGION_ONLY: %s of %d)", it.path, r.desc, r.lines)
 	case LevelSignatures:
 		segs = signatureSegments(it.li, e.root.Syntax(it.path).Symbols, span{0, len(it.text)})
 		r.desc = fmt.Sprintf("%d declarations", len(segs))
+		r.lines = it.li.lines()
 		r.title = it.path + " (SIGNATURES_ONLY)"
 	default:
 		segs = []segment{{span: span{0, len(it.text)}, line: 1}}
@@ -255,6 +321,7 @@ func (e *env) sliceSymbol(it *item, lv Level, r *rendering) []contentMap {
 		segs = []segment{{span: sp, line: it.li.lineOf(sp.start)}}
 	}
 	r.desc = describeSegments(it.li, segs)
+	r.lines = it.li.lines()
 	r.title = fmt.Sprintf("%s %s in %s (%s)", s.Kind, it.symbol, it.path, r.desc)
 	if lv == LevelSignatures {
 		r.title += " (SIGNATURES_ONLY)"

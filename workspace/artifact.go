@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/workspace/ledger"
@@ -43,14 +44,43 @@ type contextArtifact struct {
 // fingerprint hashed, not written again), the rest written here.
 // TestContextArtifactIsJCS checks it against the jcs module.
 func (a *contextArtifact) canonical() []byte {
-	// The blocks are nearly all of it: size the buffer once.
+	return a.appendCanonical(nil)
+}
+
+// artifactBuffers are buffers for the canonical bytes of context
+// artifacts, which are garbage as soon as the store has written them: a
+// build reuses one instead of allocating the size of its bundle again,
+// which would bring the collector's next cycle — a scan of the whole
+// index — that much nearer.
+var artifactBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledArtifact is the largest buffer kept for reuse.
+const maxPooledArtifact = 8 << 20
+
+// withCanonical calls f with the artifact's canonical bytes, valid only
+// during the call, in a buffer reused across builds.
+func (a *contextArtifact) withCanonical(f func([]byte) error) error {
+	bp := artifactBuffers.Get().(*[]byte)
+	data := a.appendCanonical((*bp)[:0])
+	err := f(data)
+	if cap(data) <= maxPooledArtifact {
+		*bp = data[:0]
+		artifactBuffers.Put(bp)
+	}
+	return err
+}
+
+// appendCanonical appends the artifact's canonical form to dst.
+func (a *contextArtifact) appendCanonical(dst []byte) []byte {
+	// The blocks are nearly all of it: size the buffer once, with room
+	// for the escapes of their JSON strings.
 	n := 4096 + 256*len(a.Selection.Items)
 	if a.Bundle != nil {
 		for i := range a.Bundle.Blocks {
-			n += len(a.Bundle.Blocks[i].Content) + 512
+			n += len(a.Bundle.Blocks[i].Content)*9/8 + 640
 		}
 	}
-	dst := make([]byte, 0, n)
+	dst = slices.Grow(dst, n)
 	dst = append(dst, `{"budget_report":`...)
 	dst = a.BudgetReport.AppendCanonical(dst)
 	dst = append(dst, `,"bundle":`...)

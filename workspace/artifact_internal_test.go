@@ -49,5 +49,16 @@ func TestContextArtifactIsJCS(t *testing.T) {
 		if got := a.canonical(); !bytes.Equal(got, want) {
 			t.Fatalf("artifact %d: canonical differs from the jcs module (-want +got):\n%s", i, cmp.Diff(string(want), string(got)))
 		}
+		// The bytes a build writes, in a buffer an earlier artifact of
+		// another size used.
+		err = a.withCanonical(func(got []byte) error {
+			if !bytes.Equal(got, want) {
+				t.Fatalf("artifact %d: withCanonical differs from the jcs module (-want +got):\n%s", i, cmp.Diff(string(want), string(got)))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -356,7 +356,11 @@ func (w *Workspace) putContext(res *contextbuilder.Result, pr *prepared, threadI
 	// The artifact is written from the canonical bytes made while
 	// building, not encoded and canonicalized again: see
 	// contextArtifact.canonical.
-	sha, err := putCanonical(w.store, store.KindContext, a.canonical())
+	var sha string
+	err := a.withCanonical(func(data []byte) (err error) {
+		sha, err = putCanonical(w.store, store.KindContext, data)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("writing the context artifact: %w", err)
 	}

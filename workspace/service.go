@@ -54,6 +54,7 @@ type Service struct {
 	folders     *Registry
 	tokens      *tokens.Cache
 	scans       *contextbuilder.ScanCache
+	relations   *contextbuilder.RelationCache
 	redactor    contextbuilder.Redactor
 	redactorErr error
 }
@@ -62,7 +63,7 @@ type Service struct {
 func NewService(opts ServiceOptions) *Service {
 	s := &Service{
 		log: opts.Logger, version: opts.Version, now: opts.Now,
-		tokens: tokens.NewCache(0), scans: contextbuilder.NewScanCache(0),
+		tokens: tokens.NewCache(0), scans: contextbuilder.NewScanCache(0), relations: contextbuilder.NewRelationCache(),
 		redactor: opts.Redactor, redactorErr: opts.RedactorErr,
 	}
 	if s.log == nil {
@@ -163,6 +164,7 @@ func (s *Service) buildOptions() contextbuilder.Options {
 		CreatedAt: s.now().UTC(),
 		Tokens:    s.tokens,
 		Scans:     s.scans,
+		Relations: s.relations,
 		Redactor:  s.redactor,
 		OnDemand: func(files, runs int) {
 			s.log.Info("built before the folder was parsed: parsed what the build needed", "files", files, "runs", runs)
