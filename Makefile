@@ -23,7 +23,7 @@ go-test: ## gofmt, go vet and the race tests of every Go package (unit, LSP in-p
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^(TestGoOracle|TestGoFastAgreesWithTreeSitter)$$' ./index/syntax/ # the whole GOROOT oracle, which -race samples
+	$(GO) test -count=1 -run '^(TestGoOracle|TestGoFastAgreesWithTreeSitter|TestGoUsersBoundGoSrc)$$' ./index/syntax/ ./index/relate/ # the GOROOT-wide tests on the whole tree, which -race samples
 
 editors-test: build ## the VS Code extension (unit + integration on bin/ctxd, then a .vsix) and the Neovim plugin (headless nvim on bin/ctxd)
 	cd editors/vscode && npm ci --no-audit --no-fund && CTXD_BIN=$(CURDIR)/$(BIN) npm test && npm run package
