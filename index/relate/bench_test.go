@@ -137,58 +137,65 @@ var (
 )
 
 func goSrcWorkspace(b testing.TB) *memSource {
-	goSrcOnce.Do(func() {
-		root, err := corpus.GoSrc()
-		if err != nil {
-			goSrcErr = err
-			return
-		}
-		src := newMemSource()
-		var goFiles []string
-		goSrcErr = filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, abs)
-			rel = filepath.ToSlash(rel)
-			src.paths = append(src.paths, rel)
-			if baseOf(rel) == "go.mod" {
-				data, err := os.ReadFile(abs)
-				if err == nil {
-					src.content[rel] = data
-				}
-			}
-			if strings.HasSuffix(rel, ".go") {
-				goFiles = append(goFiles, rel)
-			}
-			return nil
-		})
-		parsed := make([]*syntax.File, len(goFiles))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(goFiles); i = int(next.Add(1) - 1) {
-					data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(goFiles[i])))
-					if err == nil {
-						parsed[i], _ = syntax.Parse(context.Background(), syntax.Go, data)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		for i, f := range parsed {
-			if f != nil {
-				src.syn[goFiles[i]] = f
-			}
-		}
-		slices.Sort(src.paths)
-		goSrcWS = src
-	})
+	goSrcOnce.Do(func() { goSrcWS, goSrcErr = loadGoSrc(nil) })
 	if goSrcErr != nil || goSrcWS == nil {
 		b.Skipf("no Go source tree: %v", goSrcErr)
 	}
 	return goSrcWS
+}
+
+// loadGoSrc extracts the files of GOROOT/src that keep accepts (every
+// file when keep is nil) by their slash-separated path relative to the
+// tree, in parallel.
+func loadGoSrc(keep func(rel string) bool) (*memSource, error) {
+	root, err := corpus.GoSrc()
+	if err != nil {
+		return nil, err
+	}
+	src := newMemSource()
+	var goFiles []string
+	err = filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, abs)
+		rel = filepath.ToSlash(rel)
+		if keep != nil && !keep(rel) {
+			return nil
+		}
+		src.paths = append(src.paths, rel)
+		if baseOf(rel) == "go.mod" {
+			data, err := os.ReadFile(abs)
+			if err == nil {
+				src.content[rel] = data
+			}
+		}
+		if strings.HasSuffix(rel, ".go") {
+			goFiles = append(goFiles, rel)
+		}
+		return nil
+	})
+	parsed := make([]*syntax.File, len(goFiles))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(goFiles); i = int(next.Add(1) - 1) {
+				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(goFiles[i])))
+				if err == nil {
+					parsed[i], _ = syntax.Parse(context.Background(), syntax.Go, data)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, f := range parsed {
+		if f != nil {
+			src.syn[goFiles[i]] = f
+		}
+	}
+	slices.Sort(src.paths)
+	return src, err
 }
 
 func reportCorpus(b *testing.B, src *memSource) {

@@ -249,8 +249,9 @@ func TestCrashChild(t *testing.T) {
 // watches the journal's size and kills the child as soon as a write has
 // begun, so most kills land inside a write; whether one does depends on
 // the machine, which is why the test asserts recovery, not tearing, and
-// goes on (up to maxCrashRounds) until one kill has torn the journal, so
-// that the torn path is exercised on any machine that can tear it.
+// goes on (up to maxCrashRounds; see crashRoundsLimit for -race) until one
+// kill has torn the journal, so that the torn path is exercised on any
+// machine that can tear it.
 func TestCrashRecovery(t *testing.T) {
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("this is the child")
@@ -259,7 +260,7 @@ func TestCrashRecovery(t *testing.T) {
 	path := filepath.Join(dir, JournalFile)
 	torn := 0
 	round := 0
-	for ; round < 3 || (torn == 0 && round < maxCrashRounds); round++ {
+	for ; round < 3 || (torn == 0 && round < crashRoundsLimit()); round++ {
 		killed := crashChild(t, dir, path)
 		before, err := os.ReadFile(path)
 		if err != nil {
@@ -303,6 +304,20 @@ func TestCrashRecovery(t *testing.T) {
 // maxCrashRounds bounds TestCrashRecovery's kills on a machine where they
 // never tear the journal.
 const maxCrashRounds = 8
+
+// crashRoundsLimit is how far TestCrashRecovery goes on looking for a kill
+// that tears the journal: maxCrashRounds normally, no further than its
+// three rounds under -race. Every round asserts recovery all the same; the
+// extra rounds only hunt for a tear, each one replaying and verifying a
+// longer journal, which the race detector slows twentyfold (six minutes
+// on a loaded machine, none of it concurrent). `make test` runs the test
+// once more without -race, where the hunt goes on to maxCrashRounds.
+func crashRoundsLimit() int {
+	if raceEnabled {
+		return 3
+	}
+	return maxCrashRounds
+}
 
 // crashChild runs TestCrashChild on dir, lets it append twice, then kills
 // it as soon as its next write has started to grow the journal (or after a
