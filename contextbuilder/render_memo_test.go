@@ -161,36 +161,12 @@ func TestRenderMemoFollowsInputs(t *testing.T) {
 	}{
 		{
 			name: "file content",
-			change: func(t *testing.T, x *index.Index, dir string) contextbuilder.Redactor {
-				p := filepath.Join(dir, "lib", "lib.go")
-				text, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				text = []byte(strings.Replace(string(text), "return a + b", "return b + a", 1))
-				if err := os.WriteFile(p, text, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				x.FilesChanged(ctx, []string{index.PathToURI(p)})
-				return wordRedactor{version: "none"}
-			},
+			change: editLib("return a + b", "return b + a"),
 			want: "return b + a",
 		},
 		{
 			name: "symbol moved in its file",
-			change: func(t *testing.T, x *index.Index, dir string) contextbuilder.Redactor {
-				p := filepath.Join(dir, "lib", "lib.go")
-				text, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				text = []byte(strings.Replace(string(text), "// Pair is", "// Twice doubles.\nfunc Twice(a int) int { return 2 * a }\n\n// Pair is", 1))
-				if err := os.WriteFile(p, text, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				x.FilesChanged(ctx, []string{index.PathToURI(p)})
-				return wordRedactor{version: "none"}
-			},
+			change: editLib("// Pair is", "// Twice doubles.\nfunc Twice(a int) int { return 2 * a }\n\n// Pair is"),
 			want: "type Pair struct{ A, B int }",
 		},
 		{
@@ -271,5 +247,23 @@ func TestRelationMemoFollowsSnapshot(t *testing.T) {
 	}
 	if !slices.Contains(paths, "lib/sum.go") {
 		t.Errorf("included files %v lack lib/sum.go, where Sum moved", paths)
+	}
+}
+
+// editLib returns a change of the render memo test that replaces old by
+// new in lib/lib.go on disk and tells the index.
+func editLib(old, new string) func(t *testing.T, x *index.Index, dir string) contextbuilder.Redactor {
+	return func(t *testing.T, x *index.Index, dir string) contextbuilder.Redactor {
+		p := filepath.Join(dir, "lib", "lib.go")
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = []byte(strings.Replace(string(text), old, new, 1))
+		if err := os.WriteFile(p, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x.FilesChanged(t.Context(), []string{index.PathToURI(p)})
+		return wordRedactor{version: "none"}
 	}
 }
