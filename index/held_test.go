@@ -51,7 +51,7 @@ func TestScanReadsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	reads := countReads(t)
-	_, r := indexDir(t, dir, Options{})
+	_, r := indexDir(t, dir, Options{HoldTexts: true})
 	got := map[string]string{}
 	for _, p := range []string{"a.go", "b.py", "c.go"} {
 		got[p] = names(mustFile(t, r, p))
@@ -125,7 +125,7 @@ func TestChangedAfterListing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeTree(t, "-- a.go --\n"+src)
 			settled(t)
-			x := New(Options{CacheDir: "off"})
+			x := New(Options{CacheDir: "off", HoldTexts: true})
 			defer x.Close()
 			release := x.PauseParsing()
 			defer release()

@@ -88,6 +88,9 @@ func runIndex(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	opts := idx.options()
+	// It parses the whole tree at once: the listing's texts serve the
+	// parse (index.Options.HoldTexts).
+	opts.HoldTexts = true
 	opts.Logger = logger
 	opts.OnProgress = progress.indexProgress(filepath.Base(dir))
 	x := workspace.NewIndex(opts)
