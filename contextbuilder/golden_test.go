@@ -195,6 +195,12 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 		t.Errorf("the build that took the whole root midway differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(early)))
 	}
 	restore()
+	// So does one that took it after its first run (index.SetDemandMaxRuns).
+	restore = index.SetDemandMaxRuns(1)
+	if capped := build(newIndex(true)); len(c.after)+len(c.remove) == 0 && !bytes.Equal(first, capped) {
+		t.Errorf("the build that took the whole root after one run differs (-complete +listed only):\n%s", cmp.Diff(string(first), string(capped)))
+	}
+	restore()
 	// The comparison proves something only when the listed index built on
 	// demand: every case that gets past choosing its folder does.
 	if pending && !demanded && !bytes.Contains(first, []byte(`"refusal"`)) && !bytes.Contains(first, []byte(`"error"`)) {

@@ -155,8 +155,26 @@ const (
 	minWhole   = 512
 )
 
+// maxRuns is the number of Grows after which the next one takes the whole
+// root, whatever the demand set's size. Each run resolves the build's
+// lookups over a graph of everything parsed so far, and growing by
+// package-scoped words (index/relate, NeedDirWords) adds fewer files a run:
+// a target most of a 100,000-file tree depends on took 17 runs to cross the
+// third, about 7 s each, where 7 had crossed it before. The first bundle of
+// net/http/server.go on GOROOT/src converges in 7.
+const maxRuns = 10
+
 // wholeAt, when positive, replaces the threshold: see [SetDemandWholeAt].
-var wholeAt atomic.Int64
+// runsAt, when positive, replaces maxRuns: see [SetDemandMaxRuns].
+var wholeAt, runsAt atomic.Int64
+
+// SetDemandMaxRuns makes every demand build take the whole root at its
+// n+1th Grow, until restore is called: for tests that compare such a build
+// with the builds that converge.
+func SetDemandMaxRuns(n int) (restore func()) {
+	old := runsAt.Swap(int64(n))
+	return func() { runsAt.Store(old) }
+}
 
 // SetDemandWholeAt makes every demand set that would exceed n files become
 // the whole root, whatever the root's size, until restore is called: for
@@ -200,6 +218,12 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	if n := wholeAt.Load(); n > 0 {
 		whole = int(n)
 	}
+	runs := int64(maxRuns)
+	if n := runsAt.Load(); n > 0 {
+		runs = n
+	}
+	// Past maxRuns, the first missing file takes the whole root.
+	capped := int64(d.runs) > runs
 	all := false
 	for _, n := range d.trace.Needs() {
 		if d.checked[n] {
@@ -209,7 +233,7 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 		for _, p := range d.graph.CandidatesImports(n, rest, may, imports) {
 			missing[p] = true
 		}
-		if len(d.have)+len(missing) > whole {
+		if len(missing) > 0 && (capped || len(d.have)+len(missing) > whole) {
 			all = true
 			break
 		}
