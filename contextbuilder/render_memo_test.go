@@ -160,14 +160,14 @@ func TestRenderMemoFollowsInputs(t *testing.T) {
 		want   string // in the second build's canonical bytes
 	}{
 		{
-			name: "file content",
+			name:   "file content",
 			change: editLib("return a + b", "return b + a"),
-			want: "return b + a",
+			want:   "return b + a",
 		},
 		{
-			name: "symbol moved in its file",
+			name:   "symbol moved in its file",
 			change: editLib("// Pair is", "// Twice doubles.\nfunc Twice(a int) int { return 2 * a }\n\n// Pair is"),
-			want: "type Pair struct{ A, B int }",
+			want:   "type Pair struct{ A, B int }",
 		},
 		{
 			name: "rules",
