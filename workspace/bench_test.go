@@ -86,20 +86,7 @@ func BenchmarkServiceGOROOT(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// A copy without GOROOT/src's own .ctxd: the service records into
-	// dir/.ctxd, never into the toolchain's tree.
-	if err := corpus.CopyTree(src, dir); err != nil {
-		b.Fatalf("copying %s: %v", src, err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ".ctxd"), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".ctxd", "config.json"), []byte(`{"schema_version": "1"}`), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	var tick atomic.Int64
-	now := func() time.Time { return fixedNow().Add(time.Duration(tick.Add(1)) * time.Second) }
-	s := workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)})
+	s := benchService(b, src, dir)
 	defer s.Close()
 	ctx := context.Background()
 	start := time.Now()
@@ -227,4 +214,27 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchService returns a service for the benchmarks on a corpus: dir
+// holds a copy of src (none when src is ""), without src's own .ctxd, so
+// that the service records into dir/.ctxd and never into the toolchain's
+// tree, and a clock that moves a second a call, so that every build
+// records a new artifact.
+func benchService(b *testing.B, src, dir string) *workspace.Service {
+	b.Helper()
+	if src != "" {
+		if err := corpus.CopyTree(src, dir); err != nil {
+			b.Fatalf("copying %s: %v", src, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".ctxd"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ctxd", "config.json"), []byte(`{"schema_version": "1"}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var tick atomic.Int64
+	now := func() time.Time { return fixedNow().Add(time.Duration(tick.Add(1)) * time.Second) }
+	return workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)})
 }

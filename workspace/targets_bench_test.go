@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,9 +12,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/index"
@@ -50,18 +47,9 @@ func BenchmarkServiceTargets(b *testing.B) {
 	}
 	if root := os.Getenv("WARM_ROOT"); root != "" {
 		dir = root // a copy of the caller's: the builds record into it
-	} else if err := corpus.CopyTree(src, dir); err != nil {
-		b.Fatalf("copying %s: %v", src, err)
+		src = ""
 	}
-	if err := os.MkdirAll(filepath.Join(dir, ".ctxd"), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".ctxd", "config.json"), []byte(`{"schema_version": "1"}`), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	var tick atomic.Int64
-	now := func() time.Time { return fixedNow().Add(time.Duration(tick.Add(1)) * time.Second) }
-	s := workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)})
+	s := benchService(b, src, dir)
 	defer s.Close()
 	ctx := context.Background()
 	if _, err := s.OpenFolder(ctx, dir, "src"); err != nil {

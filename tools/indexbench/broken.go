@@ -134,16 +134,8 @@ func (sf *sessionFigures) brokenTyping(s *server, c sessionConfig) error {
 // session that indexes the corpus and measures brokenTyping alone.
 func (b *bench) brokenOnly() {
 	c := b.c
-	if b.ctagsInstalled {
-		for i := range c.runs {
-			r, err := runProc(c.timeout, "ctags", "-R", "--exclude=.ctxd", "-f", filepath.Join(b.tmp, "tags"), b.root)
-			if err != nil {
-				b.ctagsErr = b.fail("ctags -R", err)
-				break
-			}
-			b.ctags = append(b.ctags, r)
-			logf("ctags -R run %d/%d: %s", i+1, c.runs, fmtDur(r.wall))
-		}
+	for i := range c.runs {
+		b.ctagsRun(i)
 	}
 	files, err := scan(b.root)
 	if err != nil {

@@ -271,21 +271,28 @@ func (b *bench) fail(what string, err error) error {
 // the cold index alternate (so that both meet the same load), the
 // server sessions come last (their builds write .ctxd/ into the corpus,
 // which neither ctags nor the index must read).
+// ctagsRun runs ctags -R once more (run i of -runs), unless it is not
+// installed or failed before.
+func (b *bench) ctagsRun(i int) {
+	if !b.ctagsInstalled || b.ctagsErr != nil {
+		return
+	}
+	r, err := runProc(b.c.timeout, "ctags", "-R", "--exclude=.ctxd", "-f", filepath.Join(b.tmp, "tags"), b.root)
+	if err != nil {
+		b.ctagsErr = b.fail("ctags -R", err)
+		return
+	}
+	b.ctags = append(b.ctags, r)
+	logf("ctags -R run %d/%d: %s", i+1, b.c.runs, fmtDur(r.wall))
+}
+
 func (b *bench) measure() {
 	c := b.c
 	_, err := exec.LookPath("ctags")
 	b.ctagsInstalled = err == nil
 	cache := filepath.Join(b.tmp, "cache-index")
 	for i := range c.runs {
-		if b.ctagsInstalled && b.ctagsErr == nil {
-			r, err := runProc(c.timeout, "ctags", "-R", "--exclude=.ctxd", "-f", filepath.Join(b.tmp, "tags"), b.root)
-			if err != nil {
-				b.ctagsErr = b.fail("ctags -R", err)
-			} else {
-				b.ctags = append(b.ctags, r)
-				logf("ctags -R run %d/%d: %s", i+1, c.runs, fmtDur(r.wall))
-			}
-		}
+		b.ctagsRun(i)
 		if b.coldErr == nil {
 			os.RemoveAll(cache)
 			r, err := runProc(c.timeout, b.bin, "index", "--root", b.root, "--json", "--cache-dir", cache)
