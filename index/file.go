@@ -43,7 +43,7 @@ type File struct {
 	// a file the cache supplied).
 	goHead string
 	// goImps is the sorted word hashes (words.KeyOf) of the import paths
-	// of a Go file's header (syntax.GoImports), when goImpsOK: a build
+	// of a Go file's header (syntax.GoHeader), when goImpsOK: a build
 	// before the parse asks which files import a package from them
 	// exactly, not from the word filter, whose false positives on path
 	// tokens cost parses.

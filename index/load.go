@@ -158,10 +158,10 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func
 		return f, nil
 	}
 	if f.Language == syntax.Go {
-		pkg, cons := syntax.GoHeader(text)
-		f.goHead = pkg + "\x00" + cons
-		if imps, ok := syntax.GoImports(text); ok {
-			f.goImps, f.goImpsOK = slices.Sorted(slices.Values(words.KeyOf(imps))), true
+		h := syntax.GoHeader(text)
+		f.goHead = h.Package + "\x00" + h.Constraint
+		if h.ImportsKnown {
+			f.goImps, f.goImpsOK = slices.Sorted(slices.Values(words.KeyOf(h.Imports))), true
 		}
 	}
 	if ld.reread != nil {

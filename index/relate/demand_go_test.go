@@ -30,8 +30,8 @@ func (s *demandSource) GoHeader(p string) (string, string, bool) {
 	if !s.heads || syntax.FamilyForPath(p) != syntax.FamilyGo {
 		return "", "", false
 	}
-	pkg, cons := syntax.GoHeader(s.content[p])
-	return pkg, cons, true
+	h := syntax.GoHeader(s.content[p])
+	return h.Package, h.Constraint, true
 }
 
 // demandRun answers query on a graph of the files the query needed, grown
@@ -50,8 +50,8 @@ func demandRun[T any](t *testing.T, full *memSource, start string, heads bool, q
 	var imports func(p string, h uint64) (bool, bool)
 	if heads {
 		imports = func(p string, h uint64) (bool, bool) {
-			imps, ok := syntax.GoImports(full.content[p])
-			return slices.Contains(words.KeyOf(imps), h), ok
+			head := syntax.GoHeader(full.content[p])
+			return slices.Contains(words.KeyOf(head.Imports), h), head.ImportsKnown
 		}
 	}
 	for range 50 {

@@ -223,35 +223,34 @@ func (g *Graph) admitterWith(n Need, imports func(p string, h uint64) (yes, know
 			alts[i] = words.KeyOf(w)
 		}
 		fams := regFamilies(n.Key)
-		goKey := strings.HasPrefix(n.Key, "go:")
+		// A Go import key's alternatives are each one word or path token
+		// (importWords), which the header's imports answer for exactly;
+		// a relative one (RelativeTo) is not an import path as written.
+		var exact []uint64
+		if strings.HasPrefix(n.Key, "go:") && imports != nil {
+			for i, a := range alts {
+				if len(a) != 1 || strings.HasPrefix(ws[i][0], words.RelativeTo("")) {
+					exact = nil
+					break
+				}
+				exact = append(exact, a[0])
+			}
+		}
 		return func(p string, may func(words.Key) bool) bool {
 			if fams != nil && !slices.Contains(fams, syntax.FamilyForPath(p)) {
 				return false
 			}
-			if goKey && imports != nil && syntax.FamilyForPath(p) == syntax.FamilyGo {
-				// An import path alternative is one word or path
-				// token (importWords): the header's imports answer
-				// for it exactly. A relative one (RelativeTo) is
-				// not an import path as written.
-				exact := true
-				for i, a := range alts {
-					if len(a) != 1 || strings.HasPrefix(ws[i][0], words.RelativeTo("")) {
-						exact = false
-						break
+			if exact != nil && syntax.FamilyForPath(p) == syntax.FamilyGo {
+				known := true
+				for _, h := range exact {
+					yes, k := imports(p, h)
+					if yes {
+						return true
 					}
+					known = known && k
 				}
-				if exact {
-					known := true
-					for _, a := range alts {
-						yes, k := imports(p, a[0])
-						if yes {
-							return true
-						}
-						known = known && k
-					}
-					if known {
-						return false
-					}
+				if known {
+					return false
 				}
 			}
 			if under != nil && under(p) {

@@ -117,46 +117,88 @@ func goMajor(s string) bool {
 	return true
 }
 
-// GoHeader returns what a Go file's header says without a parse: the
-// package name of its package clause ("" when the text does not open with
-// one, after comments) and the expression of its //go:build line. A build
-// before the folder is parsed knows from them which files make up a package
-// (name, test file, build constraint) without parsing the package's other
-// files; [Parse] gives a Go file's Package from the same reading, so the
-// header and the extraction never disagree.
-func GoHeader(src []byte) (pkg, constraint string) {
-	return goPackageName(src), goConstraint(src)
+// GoHead is what a Go file's header says, read without a parse (see
+// [GoHeader]).
+type GoHead struct {
+	// Package is the name of the package clause, "" when the text does
+	// not open with one after comments.
+	Package string
+	// Constraint is the expression of the //go:build line.
+	Constraint string
+	// Imports are the import paths the header declares, in order, when
+	// ImportsKnown. ImportsKnown is false when the import declarations
+	// cannot be read that way (no package clause, a declaration that is
+	// not well formed) or when the rest of the text holds the word
+	// "import" anywhere (a declaration after other code, which
+	// tree-sitter's recovery may still extract): the file may then import
+	// anything.
+	Imports      []string
+	ImportsKnown bool
 }
 
-// GoImports returns the import paths a Go file's header declares, in
-// order, read without a parse: the import declarations after the package
-// clause. ok is false when the header cannot be read that way (no package
-// clause, an import declaration that is not well formed) or when the rest
-// of the text holds the word "import" anywhere (a declaration after other
-// code, which tree-sitter's recovery may still extract): the caller must
-// then assume the file may import anything.
-func GoImports(src []byte) (paths []string, ok bool) {
-	var sc scanner.Scanner
-	fs := gotoken.NewFileSet()
-	sc.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
-	next := func() (gotoken.Pos, gotoken.Token, string) {
-		for {
-			pos, tok, lit := sc.Scan()
-			if tok != gotoken.SEMICOLON {
-				return pos, tok, lit
-			}
+// GoHeader reads a Go file's header in one pass of the scanner: a build
+// before the folder is parsed knows from it which files make up a package
+// (name, test file, build constraint) and which files import a path,
+// without parsing them. [Parse] gives a Go file's Package from the same
+// reading (goPackageName), so the header and the extraction never
+// disagree.
+func GoHeader(src []byte) GoHead {
+	h := GoHead{Constraint: goConstraint(src)}
+	sc := newGoHeaderScanner(src)
+	h.Package = sc.packageName()
+	if h.Package != "" {
+		h.Imports, h.ImportsKnown = sc.imports()
+	}
+	return h
+}
+
+// goPackageName reads the package clause of a Go text: the first two
+// tokens after comments, "package" and an identifier. Only the clause is
+// read: the scanner's cost is the few tokens before it, whatever the
+// file's size.
+func goPackageName(src []byte) string { return newGoHeaderScanner(src).packageName() }
+
+// goHeaderScanner reads the tokens of a Go file's header.
+type goHeaderScanner struct {
+	sc  scanner.Scanner
+	fs  *gotoken.FileSet
+	src []byte
+}
+
+func newGoHeaderScanner(src []byte) *goHeaderScanner {
+	h := &goHeaderScanner{fs: gotoken.NewFileSet(), src: src}
+	h.sc.Init(h.fs.AddFile("", -1, len(src)), src, nil, 0)
+	return h
+}
+
+// next returns the next token that is not a semicolon.
+func (h *goHeaderScanner) next() (gotoken.Pos, gotoken.Token, string) {
+	for {
+		pos, tok, lit := h.sc.Scan()
+		if tok != gotoken.SEMICOLON {
+			return pos, tok, lit
 		}
 	}
-	if _, tok, _ := next(); tok != gotoken.PACKAGE {
-		return nil, false
+}
+
+// packageName reads the package clause: its name, or "".
+func (h *goHeaderScanner) packageName() string {
+	if _, tok, _ := h.next(); tok != gotoken.PACKAGE {
+		return ""
 	}
-	if _, tok, _ := next(); tok != gotoken.IDENT {
-		return nil, false
+	if _, tok, lit := h.next(); tok == gotoken.IDENT {
+		return lit
 	}
+	return ""
+}
+
+// imports reads the import declarations after the package clause (see
+// GoHead.Imports).
+func (h *goHeaderScanner) imports() (paths []string, ok bool) {
 	// spec reads one import spec from its first token: [name] "path".
 	spec := func(tok gotoken.Token, lit string) bool {
 		if tok == gotoken.IDENT || tok == gotoken.PERIOD {
-			_, tok, lit = next()
+			_, tok, lit = h.next()
 		}
 		if tok != gotoken.STRING {
 			return false
@@ -169,14 +211,14 @@ func GoImports(src []byte) (paths []string, ok bool) {
 		return true
 	}
 	for {
-		pos, tok, _ := next()
+		pos, tok, _ := h.next()
 		if tok != gotoken.IMPORT {
-			if bytes.Contains(src[min(fs.Position(pos).Offset, len(src)):], []byte("import")) {
+			if bytes.Contains(h.src[min(h.fs.Position(pos).Offset, len(h.src)):], []byte("import")) {
 				return nil, false
 			}
 			return paths, true
 		}
-		_, tok, lit := next()
+		_, tok, lit := h.next()
 		if tok != gotoken.LPAREN {
 			if !spec(tok, lit) {
 				return nil, false
@@ -184,7 +226,7 @@ func GoImports(src []byte) (paths []string, ok bool) {
 			continue
 		}
 		for {
-			_, tok, lit = next()
+			_, tok, lit = h.next()
 			if tok == gotoken.RPAREN {
 				break
 			}
@@ -193,23 +235,6 @@ func GoImports(src []byte) (paths []string, ok bool) {
 			}
 		}
 	}
-}
-
-// goPackageName reads the package clause of a Go text: the first two
-// tokens after comments, "package" and an identifier.
-func goPackageName(src []byte) string {
-	var sc scanner.Scanner
-	fs := gotoken.NewFileSet()
-	// Only the clause is read: the scanner's cost is the few tokens
-	// before it, whatever the file's size.
-	sc.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
-	if _, tok, _ := sc.Scan(); tok != gotoken.PACKAGE {
-		return ""
-	}
-	if _, tok, lit := sc.Scan(); tok == gotoken.IDENT {
-		return lit
-	}
-	return ""
 }
 
 // goConstraint returns the expression of the //go:build line of a Go

@@ -288,7 +288,8 @@ func TestGoImports(t *testing.T) {
 		{"broken spec", "package a\nimport (\n\tfmt\n)\n", nil, false},
 	}
 	for _, tt := range tests {
-		got, ok := GoImports([]byte(tt.src))
+		h := GoHeader([]byte(tt.src))
+		got, ok := h.Imports, h.ImportsKnown
 		if diff := cmp.Diff(tt.want, got); diff != "" || ok != tt.ok {
 			t.Errorf("%s: ok %v, want %v; paths (-want +got):\n%s", tt.name, ok, tt.ok, diff)
 		}

@@ -167,6 +167,35 @@ func timed(f func() error) (time.Duration, error) {
 	return time.Since(start), err
 }
 
+// keystrokes times warmup+n calls of step (one keystroke each), keeping
+// the latencies after the warmup in ph with the server's CPU time per
+// call; the loop stops after phaseTime, once past the warmup, and says so
+// in ph.cut.
+func keystrokes(pid, warmup, n int, phaseTime time.Duration, ph *phase, step func() error) error {
+	var start time.Time
+	var cpu0 time.Duration
+	for i := range warmup + n {
+		if i == warmup {
+			start = time.Now()
+			cpu0, _ = cpuTime(pid)
+		}
+		if i > warmup && time.Since(start) > phaseTime {
+			ph.cut = true
+			break
+		}
+		d, err := timed(step)
+		if err != nil {
+			return err
+		}
+		if i >= warmup {
+			ph.lat = append(ph.lat, d)
+		}
+	}
+	cpu1, _ := cpuTime(pid)
+	ph.cpu = (cpu1 - cpu0) / time.Duration(max(len(ph.lat), 1))
+	return nil
+}
+
 // warm chooses the targets — the first candidates ctxd builds without
 // refusing; this round also brings the server's caches (relation graph,
 // token counts, secret scans) up to date — then measures rounds of builds
@@ -281,39 +310,21 @@ func (sf *sessionFigures) typing(s *server, c sessionConfig) error {
 	}
 	pid := s.cmd.Process.Pid
 	measure := func(name string, ph *phase) error {
-		const warmup = 20
-		var start time.Time
-		var cpu0 time.Duration
-		for i := range warmup + c.edits {
-			if i == warmup {
-				start = time.Now()
-				cpu0, _ = cpuTime(pid)
-			}
-			if i > warmup && time.Since(start) > c.phaseTime {
-				ph.cut = true
-				break
-			}
-			d, err := timed(func() error {
-				if err := edit(line, col, "x"); err != nil {
-					return err
-				}
-				_, err := s.call(ping, map[string]any{}, c.reqTimeout)
-				var rerr *rpcError
-				if errors.As(err, &rerr) && rerr.Code == -32601 {
-					return nil
-				}
-				return fmt.Errorf("%s after didChange: want MethodNotFound, got %v", ping, err)
-			})
-			if err != nil {
+		err := keystrokes(pid, 20, c.edits, c.phaseTime, ph, func() error {
+			if err := edit(line, col, "x"); err != nil {
 				return err
 			}
 			col++
-			if i >= warmup {
-				ph.lat = append(ph.lat, d)
+			_, err := s.call(ping, map[string]any{}, c.reqTimeout)
+			var rerr *rpcError
+			if errors.As(err, &rerr) && rerr.Code == -32601 {
+				return nil
 			}
+			return fmt.Errorf("%s after didChange: want MethodNotFound, got %v", ping, err)
+		})
+		if err != nil {
+			return err
 		}
-		cpu1, _ := cpuTime(pid)
-		ph.cpu = (cpu1 - cpu0) / time.Duration(len(ph.lat))
 		logf("didChange, %s buffer: p99 %s over %d edits", name, fmtDur(percentile(ph.lat, 99)), len(ph.lat))
 		return nil
 	}
