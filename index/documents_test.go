@@ -469,6 +469,7 @@ func typed(text string, n int) (texts []string, edits [][]Edit) {
 // included, gives exactly the extraction of its own text, in the overlay
 // and in the root.
 func TestChangeDocumentParsesInTheBackground(t *testing.T) {
+	fastDocuments(t) // the held parse is the test's, not a slow one
 	parses, waitParse, release := holdParser(t)
 	dir := writeTree(t, "-- a.go --\npackage a\n")
 	x, _ := indexDir(t, dir, Options{})
@@ -631,6 +632,7 @@ func TestSupersededTextsAreFreed(t *testing.T) {
 // by the background parser on its way to the last one, not passed over,
 // so the request's reader gets the parser's extraction of it.
 func TestPinnedVersionsAreParsed(t *testing.T) {
+	fastDocuments(t) // the held parse is the test's, not a slow one
 	parses, waitParse, release := holdParser(t)
 	var pinned *Snapshot
 	x, uri, texts := typedDocument(t, 6, func(x *Index, i int) {
@@ -660,6 +662,8 @@ func TestPinnedVersionsAreParsed(t *testing.T) {
 // extraction, and its requests answer at the text level.
 func TestParserCancelledOrOverBudget(t *testing.T) {
 	t.Run("closed while parsing", func(t *testing.T) {
+		// The held parse is not a slow one (its length is the test's).
+		fastDocuments(t)
 		_, waitParse, release := holdParser(t)
 		x := New(Options{CacheDir: "off"})
 		t.Cleanup(func() { x.Close() })
