@@ -498,6 +498,11 @@ func (p *docParser) run() {
 			p.log = log
 		case ctx.Err() != nil && p.ctx.Err() == nil:
 			// Superseded by a newer version: the document stays slow.
+		case p.ctx.Err() != nil:
+			// Ended by closing the document: it says nothing of the
+			// document's parses. Counting it over budget made the
+			// document slow, and so cancelled the readers' own parses
+			// of its versions, which closing must not end.
 		default:
 			// Over its budget, or failed.
 			p.slow, p.lastDur = true, p.budget
