@@ -201,17 +201,23 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 			rest = append(rest, p)
 		}
 	}
-	may := func(p string, k words.Key) bool {
-		f, _ := d.root.files.Get(p)
-		return f.words.MayContainKey(k)
-	}
-	imports := func(p string, h uint64) (yes, known bool) {
-		f, _ := d.root.files.Get(p)
-		if !f.goImpsOK {
-			return false, false
-		}
-		_, yes = slices.BinarySearch(f.goImps, h)
-		return yes, true
+	pf := relate.Prefilter{
+		May: func(p string, k words.Key) bool {
+			f, _ := d.root.files.Get(p)
+			return f.words.MayContainKey(k)
+		},
+		Declares: func(p string, k words.Key) bool {
+			f, _ := d.root.files.Get(p)
+			return f.mayDeclare(k)
+		},
+		Imports: func(p string, h uint64) (yes, known bool) {
+			f, _ := d.root.files.Get(p)
+			if !f.goImpsOK {
+				return false, false
+			}
+			_, yes = slices.BinarySearch(f.goImps, h)
+			return yes, true
+		},
 	}
 	missing := map[string]bool{}
 	whole := max(len(d.root.Paths())/wholeShare, minWhole)
@@ -230,7 +236,7 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 			continue
 		}
 		d.checked[n] = true
-		for _, p := range d.graph.CandidatesImports(n, rest, may, imports) {
+		for _, p := range d.graph.CandidatesWith(n, rest, pf) {
 			missing[p] = true
 		}
 		if len(missing) > 0 && (capped || len(d.have)+len(missing) > whole) {

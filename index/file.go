@@ -125,6 +125,11 @@ type syntaxCell struct {
 	load func() *syntax.File // nil once run
 	f    *syntax.File
 	set  atomic.Bool // f is final
+	// decls is the filter of a Go text's declaration words
+	// (syntax.GoDeclWords) while the text is not parsed, when the listing
+	// computed one: a demand-driven build looks for the file declaring a
+	// name through it. The parse drops it; the extraction answers then.
+	decls atomic.Pointer[words.Filter]
 }
 
 // parsedCell is a cell whose extraction is already known.
@@ -142,8 +147,22 @@ func (c *syntaxCell) get() *syntax.File {
 	c.once.Do(func() {
 		c.f, c.load = c.load(), nil
 		c.set.Store(true)
+		c.decls.Store(nil)
 	})
 	return c.f
+}
+
+// mayDeclare reports whether f's text may hold every word of k where a
+// declaration's name, a receiver or an import path can be: through the
+// filter of its declaration words while it is unparsed and has one, else
+// through the filter of all its words.
+func (f *File) mayDeclare(k words.Key) bool {
+	if f.syn != nil {
+		if d := f.syn.decls.Load(); d != nil {
+			return d.MayContainKey(k)
+		}
+	}
+	return f.words.MayContainKey(k)
 }
 
 func (c *syntaxCell) done() bool { return c.set.Load() }

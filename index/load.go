@@ -170,6 +170,14 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func
 			hold = func() *heldText { return keep(text) }
 		}
 		f.syn = ld.lazy(rel, f, hold)
+		if f.Language == syntax.Go && ld.hold == nil && !f.syn.done() {
+			// Not parsed before a build may need it: see mayDeclare.
+			clean := false
+			d := words.NewFilterOf(func(add func([]byte)) { clean = syntax.GoDeclWords(text, add) })
+			if clean {
+				f.syn.decls.Store(d)
+			}
+		}
 		return f, nil
 	}
 	// Through the cache. A parse that fails (cancelled, or a grammar error) leaves the file

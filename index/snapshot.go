@@ -40,7 +40,10 @@ import (
 //	   variables bound under a module-level if, try or with are symbols;
 //	   struct and interface literals are typed "{}"; a module-level Python
 //	   from-import is a use of each name it imports (a re-export).
-const FormatVersion = 4
+//	5: a Go text go/parser rejects keeps only the symbols and imports
+//	   tree-sitter recovered outside function bodies, as go/parser's
+//	   extraction does (syntax.GoDeclWords).
+const FormatVersion = 5
 
 // State says whether a root's initial scan is complete.
 type State string

@@ -66,7 +66,7 @@ func demandRun[T any](t *testing.T, full *memSource, start string, heads bool, q
 		}
 		var add []string
 		for _, n := range tr.Needs() {
-			add = append(add, g.CandidatesImports(n, rest, may, imports)...)
+			add = append(add, g.CandidatesWith(n, rest, Prefilter{May: may, Imports: imports})...)
 		}
 		if len(add) == 0 {
 			return got, slices.Sorted(maps.Keys(src.have))

@@ -117,29 +117,46 @@ func (v *view) need(k NeedKind, key string) {
 // true whenever file p's text holds every word of k (a prefilter may say
 // true more often).
 func (g *Graph) Candidates(n Need, paths []string, mayContain func(p string, k words.Key) bool) []string {
-	return g.CandidatesImports(n, paths, mayContain, nil)
+	return g.CandidatesWith(n, paths, Prefilter{May: mayContain})
 }
 
-// CandidatesImports is Candidates for a caller that also knows the import
-// paths of Go files' headers: imports(p, h) reports whether the Go file at
-// p imports the path whose word hash (words.KeyOf) is h, and known false
-// when the header does not say (any import is then possible). A Go import
-// key's candidates are then the files that import it, without the word
-// filter's false positives.
-func (g *Graph) CandidatesImports(n Need, paths []string, mayContain func(p string, k words.Key) bool, imports func(p string, h uint64) (yes, known bool)) []string {
+// Prefilter is what a caller of [Graph.CandidatesWith] knows of the files
+// it has not parsed.
+type Prefilter struct {
+	// May reports whether file p's text may hold every word of k: true
+	// whenever it does (a Bloom filter says true more often). Required.
+	May func(p string, k words.Key) bool
+	// Declares, when set, is May for the words of the parts of a text
+	// where a declaration's name, a method's receiver or an import path
+	// can be (a Go file's syntax.GoDeclWords): true whenever those words
+	// hold every word of k, and as May for a file it knows no more of.
+	// The lookups of the files that can declare a name or import a path
+	// (NeedDirWords) ask it.
+	Declares func(p string, k words.Key) bool
+	// Imports, when set, reports whether the Go file at p imports the
+	// path whose word hash (words.KeyOf) is h, and known false when the
+	// header does not say (any import is then possible). A Go import
+	// key's candidates are then the files that import it, without the
+	// word filter's false positives.
+	Imports func(p string, h uint64) (yes, known bool)
+}
+
+// CandidatesWith is Candidates for a caller that knows more of the files
+// than their words (see [Prefilter]).
+func (g *Graph) CandidatesWith(n Need, paths []string, pf Prefilter) []string {
 	if n.Kind == NeedFile {
 		if _, ok := slices.BinarySearch(paths, n.Key); ok {
 			return []string{n.Key}
 		}
 		return nil
 	}
-	admits := g.admitterWith(n, imports)
+	admits := g.admitterWith(n, pf)
 	var out []string
 	if dir, ok := n.dir(); ok {
 		paths = underDir(paths, dir)
 	}
 	for _, p := range paths {
-		if admits(p, func(k words.Key) bool { return mayContain(p, k) }) {
+		if admits(p) {
 			out = append(out, p)
 		}
 	}
@@ -149,12 +166,26 @@ func (g *Graph) CandidatesImports(n Need, paths []string, mayContain func(p stri
 // admitter returns the test of Candidates for one lookup: whether the
 // file at p, whose text may hold a list of words as may says, can
 // contribute to it.
-func (g *Graph) admitter(n Need) func(p string, may func(words.Key) bool) bool {
-	return g.admitterWith(n, nil)
+func (g *Graph) admitter(n Need, may func(p string, k words.Key) bool) func(p string) bool {
+	return g.admitterWith(n, Prefilter{May: may})
 }
 
-// admitterWith is admitter with the Go headers' imports (CandidatesImports).
-func (g *Graph) admitterWith(n Need, imports func(p string, h uint64) (yes, known bool)) func(p string, may func(words.Key) bool) bool {
+// admitterWith is admitter with more than the words (CandidatesWith).
+func (g *Graph) admitterWith(n Need, pf Prefilter) func(p string) bool {
+	imports := pf.Imports
+	declares := pf.Declares
+	if declares == nil {
+		declares = pf.May
+	}
+	admits := g.admitterOf(n, imports)
+	if n.Kind == NeedDirWords {
+		return func(p string) bool { return admits(p, func(k words.Key) bool { return declares(p, k) }) }
+	}
+	return func(p string) bool { return admits(p, func(k words.Key) bool { return pf.May(p, k) }) }
+}
+
+// admitterOf is the test of one lookup given a file's words (may).
+func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known bool)) func(p string, may func(words.Key) bool) bool {
 	switch n.Kind {
 	case NeedFile:
 		return func(p string, _ func(words.Key) bool) bool { return p == n.Key }

@@ -69,14 +69,33 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 				}
 			}
 		}
+		// A Go file's declaration words, as the listing filters them.
+		var decls *words.Filter
+		if f.lang == syntax.FamilyGo {
+			clean := false
+			d := words.NewFilterOf(func(add func([]byte)) { clean = syntax.GoDeclWords(texts[f.path], add) })
+			if clean {
+				decls = d
+			}
+		}
+		pf := Prefilter{
+			May: func(p string, k words.Key) bool { return p != f.path || filter.MayContainKey(k) },
+			Declares: func(p string, k words.Key) bool {
+				if p != f.path {
+					return true
+				}
+				if decls != nil {
+					return decls.MayContainKey(k)
+				}
+				return filter.MayContainKey(k)
+			},
+		}
 		for _, n := range needs {
-			admitted := g.admitter(n)(f.path, filter.MayContainKey)
+			admitted := g.admitterWith(n, pf)(f.path)
 			if _, ok := n.dir(); ok && admitted {
 				// A directory lookup searches the sorted paths for
 				// its run: the file must be in it.
-				admitted = slices.Contains(g.Candidates(n, paths, func(p string, k words.Key) bool {
-					return p != f.path || filter.MayContainKey(k)
-				}), f.path)
+				admitted = slices.Contains(g.CandidatesWith(n, paths, pf), f.path)
 			}
 			if !admitted {
 				t.Errorf("%s contributes to lookup %v %q but is not among its candidates", f.path, n.Kind, n.Key)

@@ -13,3 +13,6 @@ func ParseGoFast(src []byte) (f *File, ok bool) {
 	}
 	return goFromAST(af, src), true
 }
+
+// GoldenSamples returns the sources of lang's golden workspace.
+var GoldenSamples = goldenSamples

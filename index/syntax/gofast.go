@@ -120,6 +120,7 @@ func goFromAST(af *ast.File, src []byte) *File {
 // is not parsed by go/parser a second time.
 func extractGoTree(s *spec, q *compiledQuery, tree *sitter.Tree, src []byte, af *ast.File) *File {
 	f := extractSymbols(s, q, tree, src)
+	keepDeclared(f, src)
 	goUsesFrom(af, src, f)
 	f.Uses = compactUses(f.Uses)
 	// Tree-sitter's recovery may find a package clause where go/parser's

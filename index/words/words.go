@@ -178,6 +178,22 @@ func NewFilter(text []byte) *Filter {
 	return f
 }
 
+// NewFilterOf builds the filter of the words each gives to add: the words
+// of part of a text (see syntax.GoDeclWords), where NewFilter takes them
+// all, paths aside.
+func NewFilterOf(each func(add func(w []byte))) *Filter {
+	hs := hashPool.Get().(*[]uint64)
+	defer hashPool.Put(hs)
+	h := (*hs)[:0]
+	each(func(w []byte) { h = append(h, hash(w)) })
+	*hs = h
+	f := &Filter{bits: make([]uint64, filterWords(distinct(h)))}
+	for _, x := range h {
+		f.add(x)
+	}
+	return f
+}
+
 // bitsPerToken and the four probes of a token in one 64-bit block keep
 // false positives near 0.2% (0.175% for a uniform hash, counting the
 // uneven load of the blocks): about the rate of the earlier layout,

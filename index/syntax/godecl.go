@@ -1,0 +1,267 @@
+package syntax
+
+import "bytes"
+
+// A demand-driven build looks for the file of a Go package that declares a
+// name (a function, a type, a member of a type) among the package's
+// unparsed files whose text holds the name's words (index/relate,
+// NeedDirWords). Most files of a package use its common names (net.Conn,
+// runtime.GC) in their function bodies and comments, so the word filter
+// of the whole text admits most of the package for each such lookup,
+// and the build parses them all. GoDeclWords gives the words of the parts
+// of a Go text where a declaration's name, a method's receiver and an
+// import path can be: outside the bodies of top-level functions, in code,
+// not right after a dot. A filter of those words admits a few files a
+// lookup, and never leaves out one that declares the name:
+//
+//   - go/parser's extraction (gofast.go) takes names from top-level
+//     declarations and the fields and methods of their type literals,
+//     none of them inside a function body, after a '.', or in a comment;
+//     import paths are string literals outside bodies;
+//   - tree-sitter's, for a text go/parser rejects, can recover a
+//     declaration from anywhere, so its symbols and imports are kept only
+//     when their words are among the text's declaration words
+//     (keepDeclared): a declaration recovered from inside a body is a
+//     local, which the extractor means to leave out anyway.
+//
+// Both hold only for a text whose structure the scan can trust: every
+// comment, string and rune literal closed, every bracket matched. For any
+// other text GoDeclWords reports false and the caller keeps to the word
+// filter of the whole text.
+
+// GoDeclWords calls fn, in order, for every word (words.IsWordByte runs)
+// of src that a Go declaration's name, a method receiver's type or an
+// import path can be made of, and reports whether src was clean enough to
+// say (every literal and comment closed, every bracket matched): when it
+// reports false the words it gave are not all of them. The slices passed
+// to fn alias src.
+func GoDeclWords(src []byte, fn func(w []byte)) bool {
+	s := declScan{src: src, fn: fn, body: -1}
+	return s.run()
+}
+
+// declScan is the state of one GoDeclWords scan.
+type declScan struct {
+	src []byte
+	fn  func(w []byte)
+	// stack holds the open brackets.
+	stack []byte
+	// body is the stack depth at which the function body being skipped
+	// opened, -1 outside one.
+	body int
+	// pendingFunc: a func keyword was seen at the top level and its body
+	// has not opened yet.
+	pendingFunc bool
+	// prevDot: the last token was '.'; prevTypeLit: it was the keyword
+	// struct or interface, whose '{' opens a type literal, not a body.
+	prevDot, prevTypeLit bool
+}
+
+func (s *declScan) emit(w []byte) {
+	if s.body < 0 {
+		s.fn(w)
+	}
+}
+
+func (s *declScan) run() bool {
+	src := s.src
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := indexFrom(src, i+2, "*/")
+			if end < 0 {
+				return false
+			}
+			i = end + 2
+		case c == '"' || c == '\'':
+			end, ok := quoted(src, i)
+			if !ok {
+				return false
+			}
+			if c == '"' {
+				s.words(src[i+1 : end])
+			}
+			s.token(false, false)
+			i = end + 1
+		case c == '`':
+			end := indexFrom(src, i+1, "`")
+			if end < 0 {
+				return false
+			}
+			s.words(src[i+1 : end])
+			s.token(false, false)
+			i = end + 1
+		case isDeclWord[c]:
+			j := i + 1
+			for j < len(src) && isDeclWord[src[j]] {
+				j++
+			}
+			s.word(src[i:j])
+			i = j
+		case c == '(' || c == '[' || c == '{':
+			if c == '{' && len(s.stack) == 0 && s.pendingFunc && !s.prevTypeLit {
+				s.pendingFunc = false
+				s.body = 0
+			}
+			s.stack = append(s.stack, c)
+			s.token(false, false)
+			i++
+		case c == ')' || c == ']' || c == '}':
+			n := len(s.stack)
+			if n == 0 || s.stack[n-1] != opening(c) {
+				return false
+			}
+			s.stack = s.stack[:n-1]
+			if s.body == n-1 {
+				s.body = -1
+			}
+			s.token(false, false)
+			i++
+		case c == '.':
+			s.token(true, false)
+			i++
+		default:
+			s.token(false, false)
+			i++
+		}
+	}
+	return len(s.stack) == 0
+}
+
+// token records the kind of the last token.
+func (s *declScan) token(dot, typeLit bool) { s.prevDot, s.prevTypeLit = dot, typeLit }
+
+// word handles one word of code.
+func (s *declScan) word(w []byte) {
+	if len(s.stack) == 0 {
+		switch string(w) {
+		case "func":
+			s.pendingFunc = true
+		case "type", "var", "const", "import", "package":
+			s.pendingFunc = false
+		}
+	}
+	if !s.prevDot {
+		s.emit(w)
+	}
+	kw := string(w)
+	s.token(false, kw == "struct" || kw == "interface")
+}
+
+// words emits the words of a string literal's contents.
+func (s *declScan) words(b []byte) {
+	if s.body >= 0 {
+		return
+	}
+	for i := 0; i < len(b); {
+		if !isDeclWord[b[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(b) && isDeclWord[b[j]] {
+			j++
+		}
+		s.fn(b[i:j])
+		i = j
+	}
+}
+
+// isDeclWord is the table of word bytes, as package words splits words.
+var isDeclWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c >= 0x80
+	}
+	return t
+}()
+
+func opening(c byte) byte {
+	switch c {
+	case ')':
+		return '('
+	case ']':
+		return '['
+	}
+	return '{'
+}
+
+// quoted returns the index of the quote closing the interpreted string or
+// rune literal opening at i; false when a line or the text ends first.
+func quoted(src []byte, i int) (int, bool) {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '\n':
+			return 0, false
+		case q:
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// indexFrom returns the index of sep in src at or after from, -1 when
+// there is none.
+func indexFrom(src []byte, from int, sep string) int {
+	k := bytes.Index(src[from:], []byte(sep))
+	if k < 0 {
+		return -1
+	}
+	return from + k
+}
+
+// keepDeclared drops from f, the tree-sitter extraction of a Go text
+// go/parser rejected, the symbols and imports whose words are not among
+// the text's declaration words (GoDeclWords), when the text is clean
+// enough for them to be known: the filter of those words must admit every
+// file that declares a name (see above).
+func keepDeclared(f *File, src []byte) {
+	set := map[string]struct{}{}
+	if !GoDeclWords(src, func(w []byte) { set[string(w)] = struct{}{} }) {
+		return
+	}
+	has := func(s string) bool {
+		for i := 0; i < len(s); {
+			if !isDeclWord[s[i]] {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(s) && isDeclWord[s[j]] {
+				j++
+			}
+			if _, ok := set[s[i:j]]; !ok {
+				return false
+			}
+			i = j
+		}
+		return true
+	}
+	syms := f.Symbols[:0:0]
+	for _, sym := range f.Symbols {
+		if has(sym.Name) && has(sym.Container) {
+			syms = append(syms, sym)
+		}
+	}
+	imps := f.Imports[:0:0]
+	for _, imp := range f.Imports {
+		if has(imp.Path) {
+			imps = append(imps, imp)
+		}
+	}
+	if len(syms) < len(f.Symbols) {
+		f.Symbols = syms
+	}
+	if len(imps) < len(f.Imports) {
+		f.Imports = imps
+	}
+}
