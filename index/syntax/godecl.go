@@ -49,17 +49,48 @@ type declScan struct {
 	// body is the stack depth at which the function body being skipped
 	// opened, -1 outside one.
 	body int
-	// pendingFunc: a func keyword was seen at the top level and its body
-	// has not opened yet.
-	pendingFunc bool
+	// fn is where the scan is in a top-level function's header.
+	fnAt int
+	// inVar: in a top-level var or const declaration, whose specs are in
+	// a parenthesized group when group; value: in a spec's value, after
+	// its '=', which declares nothing.
+	inVar, group, value bool
 	// prevDot: the last token was '.'; prevTypeLit: it was the keyword
-	// struct or interface, whose '{' opens a type literal, not a body.
-	prevDot, prevTypeLit bool
+	// struct or interface, whose '{' opens a type literal, not a body;
+	// prevVar: it was the keyword var or const at the top level.
+	prevDot, prevTypeLit, prevVar bool
 }
 
-func (s *declScan) emit(w []byte) {
-	if s.body < 0 {
-		s.fn(w)
+// Where a scan is in a top-level function's header.
+const (
+	fnNone = iota
+	fnStart // after func: a receiver or the name
+	fnRecv  // in the receiver's parentheses
+	fnName  // after the receiver: the name
+	fnSig   // after the name: type parameters, parameters, results
+)
+
+// quiet reports whether the words here cannot be part of a declaration's
+// name, a receiver or an import path.
+func (s *declScan) quiet() bool { return s.body >= 0 || s.value || s.fnAt == fnSig }
+
+// specDepth is the bracket depth of the specs of the var or const
+// declaration in progress.
+func (s *declScan) specDepth() int {
+	if s.group {
+		return 1
+	}
+	return 0
+}
+
+// endLine handles a line break or a semicolon: it ends a spec's value at
+// the spec's depth, and an ungrouped declaration.
+func (s *declScan) endLine() {
+	if s.inVar && len(s.stack) == s.specDepth() {
+		s.value = false
+		if !s.group {
+			s.inVar = false
+		}
 	}
 }
 
@@ -68,7 +99,17 @@ func (s *declScan) run() bool {
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == '\n' || c == ';':
+			s.endLine()
+			if c == ';' {
+				s.token(false, false)
+			}
+			// A name on the next line is not a selector's when the
+			// line ends in a float ("1."): a line break lets the dot
+			// be.
+			s.prevDot = false
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
 			i++
 		case c == '/' && i+1 < len(src) && src[i+1] == '/':
 			for i < len(src) && src[i] != '\n' {
@@ -78,6 +119,10 @@ func (s *declScan) run() bool {
 			end := indexFrom(src, i+2, "*/")
 			if end < 0 {
 				return false
+			}
+			if bytes.IndexByte(src[i:end], '\n') >= 0 {
+				// A comment over several lines is a line break.
+				s.endLine()
 			}
 			i = end + 2
 		case c == '"' || c == '\'':
@@ -106,8 +151,14 @@ func (s *declScan) run() bool {
 			s.word(src[i:j])
 			i = j
 		case c == '(' || c == '[' || c == '{':
-			if c == '{' && len(s.stack) == 0 && s.pendingFunc && !s.prevTypeLit {
-				s.pendingFunc = false
+			top := len(s.stack) == 0
+			switch {
+			case top && c == '(' && s.prevVar:
+				s.group = true
+			case top && c == '(' && s.fnAt == fnStart:
+				s.fnAt = fnRecv
+			case top && c == '{' && s.fnAt != fnNone && !s.prevTypeLit && !s.value:
+				s.fnAt = fnNone
 				s.body = 0
 			}
 			s.stack = append(s.stack, c)
@@ -122,10 +173,26 @@ func (s *declScan) run() bool {
 			if s.body == n-1 {
 				s.body = -1
 			}
+			if n == 1 {
+				switch {
+				case s.fnAt == fnRecv:
+					s.fnAt = fnName
+				case s.inVar && s.group && c == ')':
+					s.inVar, s.group, s.value = false, false, false
+				}
+			}
 			s.token(false, false)
 			i++
 		case c == '.':
 			s.token(true, false)
+			i++
+		case c == '=':
+			// A spec's '=', not part of an operator, starts its value.
+			if (i+1 >= len(src) || src[i+1] != '=') && (i == 0 || !isOpByte(src[i-1])) &&
+				s.inVar && len(s.stack) == s.specDepth() {
+				s.value = true
+			}
+			s.token(false, false)
 			i++
 		default:
 			s.token(false, false)
@@ -135,29 +202,50 @@ func (s *declScan) run() bool {
 	return len(s.stack) == 0
 }
 
+// isOpByte reports the bytes that make an operator of a following '='.
+func isOpByte(c byte) bool {
+	switch c {
+	case '=', '!', '<', '>', ':', '+', '-', '*', '/', '%', '&', '|', '^':
+		return true
+	}
+	return false
+}
+
 // token records the kind of the last token.
-func (s *declScan) token(dot, typeLit bool) { s.prevDot, s.prevTypeLit = dot, typeLit }
+func (s *declScan) token(dot, typeLit bool) {
+	s.prevDot, s.prevTypeLit, s.prevVar = dot, typeLit, false
+}
 
 // word handles one word of code.
 func (s *declScan) word(w []byte) {
-	if len(s.stack) == 0 {
-		switch string(w) {
+	kw := string(w)
+	isVar := false
+	if len(s.stack) == 0 && s.body < 0 && !s.value {
+		switch kw {
 		case "func":
-			s.pendingFunc = true
-		case "type", "var", "const", "import", "package":
-			s.pendingFunc = false
+			s.fnAt, s.inVar = fnStart, false
+		case "var", "const":
+			s.fnAt, s.inVar, s.group, isVar = fnNone, true, false, true
+		case "type", "import", "package":
+			s.fnAt, s.inVar = fnNone, false
 		}
 	}
-	if !s.prevDot {
-		s.emit(w)
+	if !s.prevDot && !s.quiet() {
+		s.fn(w)
 	}
-	kw := string(w)
+	if s.fnAt == fnStart && !isFuncKeyword(kw) || s.fnAt == fnName {
+		// The function's name.
+		s.fnAt = fnSig
+	}
 	s.token(false, kw == "struct" || kw == "interface")
+	s.prevVar = isVar
 }
+
+func isFuncKeyword(w string) bool { return w == "func" }
 
 // words emits the words of a string literal's contents.
 func (s *declScan) words(b []byte) {
-	if s.body >= 0 {
+	if s.quiet() {
 		return
 	}
 	for i := 0; i < len(b); {

@@ -35,33 +35,48 @@ func TestGoDeclWords(t *testing.T) {
 		"bodies, comments and selectors are left out": {
 			src: "package p\n\n// Conn is used.\nimport \"net/http\"\n\nfunc (s *Server) Close() error {\n\tx := Conn{}\n\treturn x.Close()\n}\n\nvar v = http.Get\n",
 			want: []string{
-				"Close", "Server", "error", "func", "http", "import", "net", "p", "package", "s", "v", "var",
+				"Close", "Server", "func", "http", "import", "net", "p", "package", "s", "v", "var",
 			},
 			clean: true,
 		},
 		"fields and interface methods, a type literal in a result": {
 			src:   "package p\n\ntype T struct {\n\ta, b int\n}\n\ntype I interface{ M() }\n\nfunc F() struct{ c int } { return struct{ c int }{} }\n",
-			want:  []string{"F", "I", "M", "T", "a", "b", "c", "func", "int", "interface", "p", "package", "struct", "type"},
+			want:  []string{"F", "I", "M", "T", "a", "b", "func", "int", "interface", "p", "package", "struct", "type"},
 			clean: true,
 		},
 		"a function literal's body in an initializer, a func result": {
 			src:   "package p\n\nvar f = func() { hidden() }\n\nfunc G() func() { return nil }\n\nfunc asm(x int)\n\ntype U int\n",
-			want:  []string{"G", "U", "asm", "f", "func", "int", "p", "package", "type", "var", "x"},
+			want:  []string{"G", "U", "asm", "f", "func", "int", "p", "package", "type", "var"},
 			clean: true,
 		},
 		"raw strings and runes": {
 			src:   "package p\n\nconst s = `a/b` + 'c'\n\nfunc H() { _ = \"in\\\"body\" }\n",
-			want:  []string{"H", "a", "b", "const", "func", "p", "package", "s"},
+			want:  []string{"H", "const", "func", "p", "package", "s"},
 			clean: true,
 		},
 		"unclosed brace":          {src: "package p\n\nfunc F() {\n", want: []string{"F", "func", "p", "package"}},
-		"mismatched bracket":      {src: "package p\n\nvar x = f(]\n", want: []string{"f", "p", "package", "var", "x"}},
+		"mismatched bracket":      {src: "package p\n\nvar x = f(]\n", want: []string{"p", "package", "var", "x"}},
 		"unterminated string":     {src: "package p\n\nvar x = \"abc\nvar y = 1\n", want: []string{"p", "package", "var", "x"}},
 		"unterminated comment":    {src: "package p\n/* x", want: []string{"p", "package"}},
 		"unterminated raw string": {src: "package p\nvar x = `", want: []string{"p", "package", "var", "x"}},
 		"stray closing bracket":   {src: "}", want: nil},
-		"empty":                   {src: "", want: nil, clean: true},
-		"dots and spaces":         {src: "var a = b. /* c */ C\n", want: []string{"a", "b", "var"}, clean: true},
+		"grouped specs, values over lines, a comment as a line break": {
+			src:   "package p\n\nconst (\n\tA Kind = iota\n\tB\n)\n\nvar (\n\tx = f(a,\n\t\tb)\n\ty int /* c\n */ z = g\n)\n\nvar w, v = h(), k == j\n",
+			want:  []string{"A", "B", "Kind", "const", "int", "p", "package", "v", "var", "w", "x", "y", "z"},
+			clean: true,
+		},
+		"a receiver, type parameters, a method of a generic type": {
+			src:   "package p\n\nfunc (l *List[T]) Push(v T) (n int) { return }\n\nfunc Map[K comparable, V any](m map[K]V) {}\n",
+			want:  []string{"List", "Map", "Push", "T", "func", "l", "p", "package"},
+			clean: true,
+		},
+		"a float ending a line": {
+			src:   "const (\n\ta = 1.\n\tb = 2\n)\n",
+			want:  []string{"a", "b", "const"},
+			clean: true,
+		},
+		"empty":           {src: "", want: nil, clean: true},
+		"dots and spaces": {src: "type a b. /* c */ C\n", want: []string{"a", "b", "type"}, clean: true},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
