@@ -63,7 +63,7 @@ type declScan struct {
 
 // Where a scan is in a top-level function's header.
 const (
-	fnNone = iota
+	fnNone  = iota
 	fnStart // after func: a receiver or the name
 	fnRecv  // in the receiver's parentheses
 	fnName  // after the receiver: the name
