@@ -188,3 +188,28 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// TestDistAptWaits: the apt-get update and install of dist.sh (run as root
+// on a fresh machine, where unattended-upgrades may hold the dpkg lock)
+// wait for the lock instead of failing at once, as .ci/run's do
+// (.ci/run_test checks those).
+func TestDistAptWaits(t *testing.T) {
+	script, err := os.ReadFile("dist.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`\bapt-get\b.*\b(update|install)\b`)
+	n := 0
+	for i, line := range strings.Split(string(script), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") || !call.MatchString(line) {
+			continue
+		}
+		n++
+		if !strings.Contains(line, "apt-get -o DPkg::Lock::Timeout=600 ") {
+			t.Errorf("dist.sh:%d: apt-get does not wait for the dpkg lock: %s", i+1, strings.TrimSpace(line))
+		}
+	}
+	if n != 2 {
+		t.Errorf("dist.sh has %d apt-get update/install lines, want 2 (update, install)", n)
+	}
+}
