@@ -164,3 +164,17 @@ func TestInitSameBundles(t *testing.T) {
 		t.Errorf("after init: records %+v, %v; want in the workspace's .ctxd", rec, err)
 	}
 }
+
+func TestInitUsage(t *testing.T) {
+	dir := t.TempDir()
+	runCLICases(t, []cliCase{
+		{name: "help", args: []string{"init", "--help"}, wantStdout: "-force"},
+		{name: "help lists exit codes", args: []string{"help", "init"}, wantStdout: "--force was not given"},
+		{name: "listed in the usage", args: []string{"--help"}, wantStdout: "  init "},
+		{name: "root does not exist", args: []string{"init", "--root", filepath.Join(dir, "nope")}, wantCode: exitUsage, wantStderr: "no such file"},
+		{name: "unknown flag", args: []string{"init", "--root", dir, "--nope"}, wantCode: exitUsage, wantStderr: "-nope"},
+	})
+	if des, _ := os.ReadDir(dir); len(des) > 0 {
+		t.Errorf("a usage error wrote into the workspace: %v", des)
+	}
+}
