@@ -74,6 +74,7 @@ func commands() []command {
 		{"check-change", "check a model's answer (diff, SEARCH/REPLACE, whole files) against the workspace or a bundle, and apply it with --write, as ctxd.checkChange does", runCheckChange},
 		{"verify", "replay a workspace's ledger, audit trail and artifacts and report every digest that does not verify", runVerify},
 		{"explain", "explain a refusal code: what it means and what to do (ctxd explain REFUSE_AMBIGUOUS_TARGET)", runExplain},
+		{"init", "write .ctxd/config.json with every default and .ctxd/README.md explaining it (--force overwrites)", runInit},
 		{"version", "print ctxd's version, commit and Go version", runVersion},
 	}
 }

@@ -3,9 +3,9 @@
 #
 #   dist/ctxd-V-linux-x64, ctxd-V-linux-arm64, ctxd-V-windows-x64.exe  the binaries (cgo)
 #   dist/ctxd-V-linux-x64.tar.gz, ctxd-V-linux-arm64.tar.gz,
-#        ctxd-V-windows-x64.zip       binary, Neovim plugin, README.txt, license notices
+#        ctxd-V-windows-x64.zip       binary, Neovim plugin, README.txt, LICENSE, license notices
 #   dist/ctxd-V-linux-x64.vsix, ctxd-V-linux-arm64.vsix,
-#        ctxd-V-win32-x64.vsix        the VS Code extension with the binary in server/
+#        ctxd-V-win32-x64.vsix        the VS Code extension with the binary in server/ (and LICENSE)
 #   dist/ctxd-V.vsix                  the VS Code extension without a binary (any platform)
 #   dist/SHA256SUMS                   over all of the above (sha256sum -c SHA256SUMS)
 #
@@ -66,8 +66,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     exit 1
   fi
   step "installing ${need_apt[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+  # Another apt (unattended-upgrades, a second job) may hold the dpkg
+  # lock: wait for it up to 10 minutes instead of failing at once.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_apt[@]}"
 fi
 
 step "version $version, commit $commit, SOURCE_DATE_EPOCH $SOURCE_DATE_EPOCH"
@@ -87,7 +89,7 @@ for t in $targets; do
     -o "$out/ctxd-$version-$plat$exe" .
 done
 
-# The archives: binary, Neovim plugin, README.txt, license notices.
+# The archives: binary, Neovim plugin, README.txt, LICENSE, license notices.
 nvim_files=$(git ls-files editors/nvim | grep -v -e '^editors/nvim/tests/' -e '/\.[^/]*$')
 for t in $targets; do
   target_vars "$t"
@@ -101,28 +103,32 @@ for t in $targets; do
     mkdir -p "$dir/nvim/$(dirname "${f#editors/nvim/}")"
     cp "$f" "$dir/nvim/${f#editors/nvim/}"
   done
+  cp LICENSE "$dir/LICENSE"
   "$stage/disttool" notices -goos "$goos" -goarch "$goarch" -o "$dir/THIRD_PARTY_NOTICES.txt"
-  sed -e "s|@VERSION@|$version|g" -e "s|@COMMIT@|$commit|g" -e "s|@PLATFORM@|$plat|g" \
-    -e "s|@EXE@|$exe|g" tools/dist/README.txt.in >"$dir/README.txt"
-  if [ "$goos" = windows ]; then
-    sed -i 's/$/\r/' "$dir/README.txt" # Notepad-friendly line ends
-    ext=zip
-  else
-    ext=tar.gz
-  fi
+  # The template's tables are tab-separated: disttool aligns them after
+  # filling in ctxd or ctxd.exe. CR LF on Windows: Notepad-friendly.
+  crlf=""
+  if [ "$goos" = windows ]; then crlf=-crlf ext=zip; else ext=tar.gz; fi
+  "$stage/disttool" readme -template tools/dist/README.txt.in -o "$dir/README.txt" $crlf \
+    -version "$version" -commit "$commit" -platform "$plat" -exe "$exe"
   "$stage/disttool" archive -o "$out/$name.$ext" -mtime "$SOURCE_DATE_EPOCH" "$dir"
 done
 
 # The VS Code extension: one .vsix per target with server/ctxd[.exe], and a
 # universal one without a binary (it finds ctxd through the setting or PATH).
 # vsce sorts the entries and dates them SOURCE_DATE_EPOCH when it is set.
+# The repository's LICENSE is copied in for the packaging (.vscodeignore
+# lets it through, vsce stores it as extension/LICENSE.txt). vsce only
+# warns when it is missing, so disttool license checks every artifact
+# below.
 vscode=editors/vscode
-trap 'rm -rf "$root/$vscode/server"' EXIT
+trap 'rm -rf "$root/$vscode/server" "$root/$vscode/LICENSE"' EXIT
+cp LICENSE "$vscode/LICENSE"
 step "npm ci in $vscode"
 (cd "$vscode" && npm ci --no-audit --no-fund)
 vsce() {
   (cd "$vscode" && npx --no-install vsce package "$version" --no-update-package-json --no-git-tag-version \
-    --no-dependencies --skip-license "$@")
+    --no-dependencies "$@")
 }
 for t in $targets; do
   target_vars "$t"
@@ -136,7 +142,13 @@ done
 rm -rf "$vscode/server"
 step "packaging ctxd-$version.vsix (universal, no binary)"
 vsce -o "$absout/ctxd-$version.vsix"
+rm -f "$vscode/LICENSE"
 
+step "checking that every archive and .vsix carries LICENSE"
+shopt -s nullglob
+artifacts=("$out"/*.tar.gz "$out"/*.zip "$out"/*.vsix)
+shopt -u nullglob
+"$stage/disttool" license -license LICENSE "${artifacts[@]}"
 "$stage/disttool" sums "$out"
 rm -rf "$stage"
 step "done"

@@ -8,13 +8,18 @@
 //	go run ./tools/dist archive -o OUT.tar.gz|OUT.zip -mtime UNIX DIR
 //	go run ./tools/dist sums DIR
 //	go run ./tools/dist notices -goos GOOS -goarch GOARCH -o FILE
+//	go run ./tools/dist readme -template FILE -o FILE -version V -commit C -platform P [-exe .exe] [-crlf]
+//	go run ./tools/dist license -license FILE ARTIFACT...
 //
 // archive stores DIR's files and directories sorted by name under DIR's
 // base name, every entry with modification time UNIX (SOURCE_DATE_EPOCH),
 // mode 0755 (directories, executables) or 0644, owner 0 and no owner names.
 // sums writes DIR/SHA256SUMS over DIR's files, as `sha256sum -c` checks it.
 // notices writes the license files of the modules `go list -deps .`
-// reports for that platform.
+// reports for that platform. readme fills the README.txt template of an
+// archive and aligns its tables (see [RenderReadme]). license checks that
+// every .vsix, .tar.gz and .zip given carries the LICENSE file (see
+// [CheckLicense]).
 package main
 
 import (
@@ -35,7 +40,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: dist archive|sums|notices ...")
+		return fmt.Errorf("usage: dist archive|sums|notices|readme|license ...")
 	}
 	switch args[0] {
 	case "archive":
@@ -81,8 +86,39 @@ func run(args []string) error {
 			return fmt.Errorf("write notices: %w", err)
 		}
 		return nil
+	case "readme":
+		fs := flag.NewFlagSet("readme", flag.ContinueOnError)
+		tmpl := fs.String("template", "", "the README.txt template (tools/dist/README.txt.in)")
+		out := fs.String("o", "", "file to write")
+		version := fs.String("version", "", "the release version (@VERSION@)")
+		commit := fs.String("commit", "", "the commit (@COMMIT@)")
+		platform := fs.String("platform", "", "the archive's platform, e.g. linux-x64 (@PLATFORM@)")
+		exe := fs.String("exe", "", "the executable suffix, .exe on Windows (@EXE@)")
+		crlf := fs.Bool("crlf", false, "end lines with CR LF (the Windows archive)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *tmpl == "" || *out == "" || *version == "" || *commit == "" || *platform == "" || fs.NArg() != 0 {
+			return fmt.Errorf("usage: dist readme -template FILE -o FILE -version V -commit C -platform P [-exe .exe] [-crlf]")
+		}
+		vars := map[string]string{"VERSION": *version, "COMMIT": *commit, "PLATFORM": *platform, "EXE": *exe}
+		return writeReadme(*tmpl, *out, vars, *crlf)
+	case "license":
+		fs := flag.NewFlagSet("license", flag.ContinueOnError)
+		lic := fs.String("license", "", "the repository's LICENSE")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *lic == "" || fs.NArg() == 0 {
+			return fmt.Errorf("usage: dist license -license FILE ARTIFACT...")
+		}
+		text, err := os.ReadFile(*lic)
+		if err != nil {
+			return fmt.Errorf("read license: %w", err)
+		}
+		return CheckLicense(text, fs.Args())
 	default:
-		return fmt.Errorf("unknown command %q: want archive, sums or notices", args[0])
+		return fmt.Errorf("unknown command %q: want archive, sums, notices, readme or license", args[0])
 	}
 }
 
