@@ -142,6 +142,8 @@ export class ChangeController implements vscode.Disposable {
     private readonly output: vscode.LogOutputChannel,
     private readonly docs: ResultDocuments,
     private readonly context: ChangeContext,
+    /** The editor to build from (FileEditorTracker.target): the active file, else the last one of the workspace. */
+    private readonly editors: () => vscode.TextEditor | undefined = () => vscode.window.activeTextEditor,
     /** The `vscode` module's Language Model API; the module itself by default (feature-detected). */
     private readonly lmHost: LmHost = vscode as unknown as LmHost,
   ) {}
@@ -156,13 +158,9 @@ export class ChangeController implements vscode.Disposable {
 
   /** ctxd: Generate Change…: asks what and why, then runs the loop and shows the change. */
   async generate(args: GenerateChangeArgs = {}): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    if (editor === undefined) {
+    const editor = this.editors();
+    if (editor === undefined || !isBuildable(editor)) {
       void vscode.window.showWarningMessage("ctxd: open a file of the workspace first.");
-      return;
-    }
-    if (!isBuildable(editor)) {
-      void vscode.window.showWarningMessage(`ctxd builds from files on disk; this ${editor.document.uri.scheme} document is not one.`);
       return;
     }
     const target = await this.pickTarget(editor, args);
