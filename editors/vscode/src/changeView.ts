@@ -36,6 +36,7 @@ import type { ResultDocuments } from "./documents";
 import type { PositionEncoding } from "./encoding";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
 import { apiKeySecret, ChangePendingContext, ChangeScheme, ClientCommands, IntentHistoryKey } from "./ids";
+import { pickSymbol } from "./pickers";
 import {
   AnthropicChatModel,
   DefaultBaseUrls,
@@ -209,15 +210,13 @@ export class ChangeController implements vscode.Disposable {
     }
     let symbol = args.symbol?.trim();
     if (!symbol) {
+      // The quick pick of Build Context for Symbol…: the workspace's symbols, the word at the cursor first.
       const wordRange = editor.document.getWordRangeAtPosition(editor.selection.active);
       symbol = (
-        await vscode.window.showInputBox({
-          title: "ctxd: Generate Change — symbol",
-          prompt: "A symbol name or qualified name (Type.Method), resolved in the whole workspace",
-          value: wordRange ? editor.document.getText(wordRange) : "",
-          validateInput: (v) => (v.trim() === "" ? "Enter a symbol name" : undefined),
-        })
-      )?.trim();
+        await pickSymbol("ctxd: Generate Change — symbol", wordRange ? editor.document.getText(wordRange) : "", (query, token) =>
+          this.session.workspaceSymbols(query, token),
+        )
+      )?.name.trim();
     }
     return symbol ? { scope: "symbol", symbol } : undefined;
   }

@@ -9,7 +9,7 @@
 import * as vscode from "vscode";
 import type { ServerSession } from "./client";
 import { Commands } from "./contract.gen";
-import type { BuildRequest, BuildResult, Candidate, Refusal } from "./contract.gen";
+import type { BuildRequest, BuildResult, Refusal } from "./contract.gen";
 import { generateChangeArgs, type ChangeController } from "./changeView";
 import { groupStates, viewColumnOf, type ResultDocuments } from "./documents";
 import { maxDisambiguations, pickCandidate } from "./disambiguate";
@@ -19,6 +19,7 @@ import { bundleTarget, recentBundleItems, rememberBundle, type RecentBundle } fr
 import { ClientCommands, DocumentScheme, IntentHistoryKey, ViewIds } from "./ids";
 import { rememberIntent } from "./change";
 import { pickIntent, pickSymbol, type IntentAnswer } from "./pickers";
+import { chosenCandidate } from "./symbols";
 import { sourceColumn } from "./layout";
 import {
   budgetMarkdown,
@@ -428,18 +429,4 @@ export class CommandHandlers {
 /** The name of a refusal's details document. */
 function refusalDocName(refusal: Refusal): string {
   return `refusal-${refusal.code}.md`;
-}
-
-/**
- * The candidate of an ambiguous name that the user already chose in the
- * symbol pick (the definition at `path`), so that the build is not asked
- * about twice; undefined when the refusal is another one or no candidate
- * is at that path.
- */
-export function chosenCandidate(refusal: Refusal, path: string | undefined, answered: number): Candidate | undefined {
-  if (path === undefined || answered > 0 || refusal.code !== "REFUSE_AMBIGUOUS_TARGET") {
-    return undefined;
-  }
-  const matching = (refusal.candidates ?? []).filter((c) => c.path === path);
-  return matching.length === 1 ? matching[0] : undefined;
 }

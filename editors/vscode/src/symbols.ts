@@ -2,6 +2,7 @@
 // answer as entries, and the name a chosen entry sends. Pure (no `vscode`
 // import), so that the unit tests check the entries of a recorded answer.
 
+import type { Candidate, Refusal } from "./contract.gen";
 import { displayLines } from "./render";
 
 /** An LSP SymbolInformation, as ctxd's workspace/symbol answers it (handlers/workspace_symbol.go). */
@@ -70,4 +71,18 @@ export function symbolItems(symbols: readonly WorkspaceSymbol[], relative: (uri:
     items.push({ label: text, description: "build for this name as typed", alwaysShow: true, name: text });
   }
   return items;
+}
+
+/**
+ * The candidate of an ambiguous name that the user already chose in the
+ * symbol pick (the definition at `path`), so that the build is not asked
+ * about twice; undefined when the refusal is another one or no candidate
+ * is at that path.
+ */
+export function chosenCandidate(refusal: Refusal, path: string | undefined, answered: number): Candidate | undefined {
+  if (path === undefined || answered > 0 || refusal.code !== "REFUSE_AMBIGUOUS_TARGET") {
+    return undefined;
+  }
+  const matching = (refusal.candidates ?? []).filter((c) => c.path === path);
+  return matching.length === 1 ? matching[0] : undefined;
 }
