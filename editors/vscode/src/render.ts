@@ -651,11 +651,15 @@ export function indexStatusMarkdown(status: IndexStatusResult): string {
     if (skipped.length > 0) {
       out.push("| skipped path | reason | detail |", "|:--|:--|:--|");
       let records = 0;
+      let inside = 0;
       for (const f of skipped) {
         if (isRecordsPath(f.path)) {
           // One row for all of them, where the first one was: they are ctxd's own, not the user's files.
           if (records++ === 0) {
             out.push(RecordsRowPlaceholder);
+          }
+          if (f.path.replace(/\/$/, "") !== RecordsDir) {
+            inside++;
           }
           continue;
         }
@@ -663,7 +667,9 @@ export function indexStatusMarkdown(status: IndexStatusResult): string {
       }
       const at = out.indexOf(RecordsRowPlaceholder);
       if (at >= 0) {
-        out[at] = `| ${code(RecordsDir + "/")} | ctxd's own records | ${plural(records, "path")} (audit trail, artifacts, ledger) |`;
+        // The folder itself says no more; the files in it are counted.
+        const detail = inside > 0 ? `${plural(inside, "path")} (audit trail, artifacts, ledger)` : "audit trail, artifacts, ledger";
+        out[at] = `| ${code(RecordsDir + "/")} | ctxd's own records | ${detail} |`;
       }
       out.push("");
     }

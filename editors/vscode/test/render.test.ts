@@ -216,6 +216,7 @@ describe("other documents", () => {
     const status = indexStatus();
     const root = status.index.roots[0]!;
     root.skipped_files = [
+      { path: ".ctxd/", reason: "deny_rule", detail: "deny:7: .ctxd" },
       { path: ".ctxd/artifacts/bundle/1.json", reason: "deny_rule", detail: "deny:3: .ctxd/" },
       { path: ".ctxd/audit.jsonl", reason: "deny_rule", detail: "deny:3: .ctxd/" },
       { path: ".ctxdignore.bak", reason: "binary" },
@@ -232,6 +233,9 @@ describe("other documents", () => {
       "| `sub/.ctxd/audit.jsonl` | `deny_rule` |  |",
     ]);
     assert.ok(md.includes("- Skipped by reason: `deny_rule` 1, `too_large` 1"), "the counts stay the server's");
+    // The folder alone, as ctxd lists a skipped folder once.
+    root.skipped_files = [{ path: ".ctxd/", reason: "deny_rule", detail: "deny:7: .ctxd" }];
+    assert.ok(indexStatusMarkdown(status).includes("| `.ctxd/` | ctxd's own records | audit trail, artifacts, ledger |"));
   });
   it("index status without folders or documents", () => {
     const status = indexStatus();
