@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import { intentHistory } from "./change";
-import { symbolItems, type SymbolItem, type WorkspaceSymbol } from "./symbols";
+import { qualifiedName, symbolItems, type SymbolItem, type WorkspaceSymbol } from "./symbols";
 
 /** Quiet time after the last keystroke before the server is asked again. */
 const symbolQueryDelayMs = 120;
@@ -34,8 +34,8 @@ export function pickSymbol(
     qp.placeholder = "A function, method or type: type to search the workspace (Type.Method narrows)";
     qp.matchOnDescription = true;
     qp.value = initial;
-    // The query the entries shown answer: an Enter on an older answer builds for what was typed.
-    let shownQuery: string | undefined;
+    // The last answer: while the next one is asked, its entries that still match stay shown.
+    let answered: WorkspaceSymbol[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     let inFlight: vscode.CancellationTokenSource | undefined;
     const relative = (uri: string) => {
@@ -53,13 +53,13 @@ export function pickSymbol(
       query(text, source.token).then(
         (symbols) => {
           if (inFlight === source) {
-            shownQuery = text;
+            answered = symbols;
             show(symbolItems(symbols, relative, text));
           }
         },
         (err: unknown) => {
           if (inFlight === source) {
-            shownQuery = text;
+            answered = [];
             qp.placeholder = `ctxd could not list the symbols (${err instanceof Error ? err.message : String(err)}); Enter builds for the typed name`;
             show(symbolItems([], relative, text));
           }
@@ -83,15 +83,15 @@ export function pickSymbol(
       if (timer !== undefined) {
         clearTimeout(timer);
       }
-      // The typed text is an entry at once; the index's entries follow.
-      show(symbolItems([], relative, text));
-      shownQuery = undefined;
+      // The typed text is an entry at once, with the last answer's entries that contain it; the server's answer follows.
+      const needle = text.trim().toLowerCase();
+      show(symbolItems(answered.filter((a) => qualifiedName(a).toLowerCase().includes(needle)), relative, text));
       timer = setTimeout(() => ask(text), symbolQueryDelayMs);
     });
     qp.onDidAccept(() => {
       const typed = qp.value.trim();
       const chosen = qp.selectedItems[0]?.entry ?? qp.activeItems[0]?.entry;
-      if (chosen !== undefined && (shownQuery === qp.value || chosen.path === undefined)) {
+      if (chosen !== undefined) {
         finish(chosen.path !== undefined ? { name: chosen.name, path: chosen.path } : { name: chosen.name });
       } else if (typed !== "") {
         finish({ name: typed });
