@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const harness = require("../out/test/harness.js");
 const { buildRequest, readSettings, withUserSelectedTarget } = require("../out/src/request.js");
 const { statusBarModel, refusalNotice, refusalMarkdown, candidateItems, indexStatusMarkdown } = require("../out/src/render.js");
-const { resultTree, treeText } = require("../out/src/tree.js");
+const { refusalTree, resultTree, treeText } = require("../out/src/tree.js");
 const { CtxdRefusalError } = require("../out/src/rpc.js");
 
 /** A fake GitHub token (the format of one, not a credential) in an unsaved buffer. */
@@ -171,6 +171,9 @@ try {
   print();
   const envStatus = statusBarModel({ kind: "refusal", refusal: envRefusal, scope: "file" });
   block(`text:       ${envStatus.text}\nbackground: statusBarItem.${envStatus.background}Background`);
+  print("The results view after the refusal, in place of the earlier bundle (one to reopen):");
+  print();
+  block("CTXD: LAST RESULT\n" + treeText(refusalTree(envRefusal, 1)).replace(/\n$/, ""));
 
   const ambiguousReq = buildRequest(state(cursor), { scope: "file", encoding: server.encoding, symbols: ["List"] });
   const ambiguous = await refusal(server.commands.buildContext(ambiguousReq));

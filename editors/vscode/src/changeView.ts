@@ -36,6 +36,7 @@ import type { ResultDocuments } from "./documents";
 import type { PositionEncoding } from "./encoding";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
 import { apiKeySecret, ChangePendingContext, ChangeScheme, ClientCommands, IntentHistoryKey } from "./ids";
+import { pickSymbol } from "./pickers";
 import {
   AnthropicChatModel,
   DefaultBaseUrls,
@@ -142,6 +143,8 @@ export class ChangeController implements vscode.Disposable {
     private readonly output: vscode.LogOutputChannel,
     private readonly docs: ResultDocuments,
     private readonly context: ChangeContext,
+    /** The editor to build from (FileEditorTracker.target): the active file, else the last one of the workspace. */
+    private readonly editors: () => vscode.TextEditor | undefined = () => vscode.window.activeTextEditor,
     /** The `vscode` module's Language Model API; the module itself by default (feature-detected). */
     private readonly lmHost: LmHost = vscode as unknown as LmHost,
   ) {}
@@ -156,13 +159,9 @@ export class ChangeController implements vscode.Disposable {
 
   /** ctxd: Generate Change…: asks what and why, then runs the loop and shows the change. */
   async generate(args: GenerateChangeArgs = {}): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    if (editor === undefined) {
+    const editor = this.editors();
+    if (editor === undefined || !isBuildable(editor)) {
       void vscode.window.showWarningMessage("ctxd: open a file of the workspace first.");
-      return;
-    }
-    if (!isBuildable(editor)) {
-      void vscode.window.showWarningMessage(`ctxd builds from files on disk; this ${editor.document.uri.scheme} document is not one.`);
       return;
     }
     const target = await this.pickTarget(editor, args);
@@ -211,15 +210,13 @@ export class ChangeController implements vscode.Disposable {
     }
     let symbol = args.symbol?.trim();
     if (!symbol) {
+      // The quick pick of Build Context for Symbol…: the workspace's symbols, the word at the cursor first.
       const wordRange = editor.document.getWordRangeAtPosition(editor.selection.active);
       symbol = (
-        await vscode.window.showInputBox({
-          title: "ctxd: Generate Change — symbol",
-          prompt: "A symbol name or qualified name (Type.Method), resolved in the whole workspace",
-          value: wordRange ? editor.document.getText(wordRange) : "",
-          validateInput: (v) => (v.trim() === "" ? "Enter a symbol name" : undefined),
-        })
-      )?.trim();
+        await pickSymbol("ctxd: Generate Change — symbol", wordRange ? editor.document.getText(wordRange) : "", (query, token) =>
+          this.session.workspaceSymbols(query, token),
+        )
+      )?.name.trim();
     }
     return symbol ? { scope: "symbol", symbol } : undefined;
   }

@@ -1,7 +1,8 @@
 // The ctxd server: finding the binary, checking it, and running it behind a
 // vscode-languageclient LanguageClient over stdio. ServerSession owns the
 // client's lifecycle (start, restart after a settings change, stop) and is
-// the only place that sends requests, through CtxdCommands.
+// the only place that sends requests, through CtxdCommands (and
+// workspace/symbol, for the symbol pick).
 
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -20,6 +21,7 @@ import { lookupServer, parseVersion, serverArgs, type BinarySource, type LookupR
 import { decideProtocol, parseVersionJson, versionWord, type VersionReport } from "./protocol";
 import { negotiatedEncoding, type PositionEncoding } from "./encoding";
 import { advertises, CtxdCommands, errorMessage } from "./rpc";
+import type { WorkspaceSymbol } from "./symbols";
 
 /** How long `ctxd version` may take before the binary is declared broken. */
 const versionTimeoutMs = 5000;
@@ -343,6 +345,19 @@ export class ServerSession implements vscode.Disposable {
       return this.client;
     }
     throw new Error(`ctxd is not running: ${this.lastFailure ?? "it was stopped"}`);
+  }
+
+  /**
+   * The server's workspace/symbol answer for a query: the symbols whose
+   * name contains it, best first (handlers/workspace_symbol.go).
+   */
+  async workspaceSymbols(query: string, token?: vscode.CancellationToken): Promise<WorkspaceSymbol[]> {
+    const client = await this.whenRunning();
+    const result: unknown =
+      token === undefined
+        ? await client.sendRequest("workspace/symbol", { query })
+        : await client.sendRequest("workspace/symbol", { query }, token as unknown as CancellationToken);
+    return Array.isArray(result) ? (result as WorkspaceSymbol[]) : [];
   }
 
   private async send(command: string, argument: unknown, token: CancellationToken | undefined): Promise<unknown> {

@@ -8,6 +8,7 @@ import { ChangeController } from "./changeView";
 import { ServerSession } from "./client";
 import { CommandHandlers } from "./commands";
 import { ResultDocuments } from "./documents";
+import { FileEditorTracker } from "./fileEditors";
 import { ClientCommands, DocumentScheme, ViewIds } from "./ids";
 import { registerMcpServers } from "./mcpProvider";
 import { BudgetStatusBar } from "./statusBar";
@@ -21,10 +22,13 @@ export function activate(context: vscode.ExtensionContext): CtxdApi {
   session = server;
   const docs = new ResultDocuments((message) => output.warn(message));
   const tree = new ResultsTreeProvider();
-  const change = new ChangeController(server, output, docs, context);
-  const handlers = new CommandHandlers(server, docs, tree, output, change);
+  // Before the commands: every command builds from the editor it tracks.
+  const editors = new FileEditorTracker();
+  const change = new ChangeController(server, output, docs, context, () => editors.target());
+  const handlers = new CommandHandlers(server, docs, tree, output, change, editors, context.globalState);
   context.subscriptions.push(
     output,
+    editors,
     server,
     docs,
     tree,

@@ -12,6 +12,11 @@
 export const ClientCommands = {
   buildContextActiveFile: "ctxd.client.buildContextActiveFile",
   buildContextSelection: "ctxd.client.buildContextSelection",
+  /**
+   * The same, in the editor's context menu, titled "ctxd: Build Context for
+   * Selection": menus show a command's title without its category.
+   */
+  buildContextSelectionFromEditor: "ctxd.client.buildContextSelectionFromEditor",
   buildContextSymbol: "ctxd.client.buildContextSymbol",
   showBudget: "ctxd.client.showBudget",
   showManifest: "ctxd.client.showManifest",
@@ -20,6 +25,8 @@ export const ClientCommands = {
   restartServer: "ctxd.client.restartServer",
   showOutput: "ctxd.client.showOutput",
   openBundle: "ctxd.client.openBundle",
+  /** A quick pick of the window's recent bundles (history.ts), reopened in the view and the bundle document. */
+  openRecentBundle: "ctxd.client.openRecentBundle",
   /** Internal: the results view's click on a block (path, ranges). */
   openBlock: "ctxd.client.openBlock",
   /** Generate Change…: intent → prompt → the user's model → ctxd.checkChange → diff → accept. */
@@ -42,7 +49,27 @@ export const ClientCommands = {
 export const InternalCommands: readonly string[] = [ClientCommands.openBlock];
 
 /** Commands of a menu only, hidden from the palette (which has their twin). */
-export const MenuOnlyCommands: readonly string[] = [ClientCommands.generateChangeFromEditor];
+export const MenuOnlyCommands: readonly string[] = [ClientCommands.generateChangeFromEditor, ClientCommands.buildContextSelectionFromEditor];
+
+/**
+ * The keybindings package.json contributes: chords after Ctrl+Alt+X
+ * (Cmd+Alt+X on macOS), a prefix no default keybinding of VS Code uses on
+ * Linux, Windows or macOS, so that no second key can clash with one.
+ */
+export const KeybindingPrefix = { key: "ctrl+alt+x", mac: "cmd+alt+x" } as const;
+
+/** The second key of each command's chord. */
+export const KeybindingKeys: Readonly<Record<string, string>> = {
+  [ClientCommands.buildContextActiveFile]: "f",
+  [ClientCommands.buildContextSelection]: "s",
+  [ClientCommands.buildContextSymbol]: "y",
+  [ClientCommands.copyPrompt]: "p",
+  [ClientCommands.showBudget]: "b",
+  [ClientCommands.showManifest]: "m",
+  [ClientCommands.openBundle]: "o",
+  [ClientCommands.openRecentBundle]: "r",
+  [ClientCommands.generateChange]: "g",
+};
 
 /** Commands the palette shows only while a generated change waits for Accept or Reject. */
 export const PendingChangeCommands: readonly string[] = [ClientCommands.acceptChange, ClientCommands.rejectChange];

@@ -592,8 +592,22 @@ function countsList(counts: Record<string, number> | null | undefined): string {
   return keys.length > 0 ? keys.map((k) => `${code(k)} ${formatCount(counts![k]!)}`).join(", ") : "(none)";
 }
 
+/** The records folder ctxd keeps in each workspace folder. */
+const RecordsDir = ".ctxd";
+
+/** Marks where the one row of ctxd's records goes while the table is written. */
+const RecordsRowPlaceholder = "\u0000ctxd-records\u0000";
+
+/** Whether a folder-relative path is in ctxd's records folder (`.ctxd/…`), which the index always skips. */
+export function isRecordsPath(path: string): boolean {
+  return path === RecordsDir || path.startsWith(RecordsDir + "/");
+}
+
 /**
- * The index status (ctxd.indexStatus) as markdown. No file contents are in
+ * The index status (ctxd.indexStatus) as markdown. The skipped files of
+ * ctxd's own records folder (`.ctxd/audit.jsonl`, artifacts, the ledger)
+ * are one row, not one per record: they grow with every build and are
+ * never context. No file contents are in
  * it. Names the server defines (states, reasons, encodings, language ids)
  * are code spans, so they read the same raw and rendered; every table has a
  * header row.
@@ -636,8 +650,26 @@ export function indexStatusMarkdown(status: IndexStatusResult): string {
     const skipped = root.skipped_files ?? [];
     if (skipped.length > 0) {
       out.push("| skipped path | reason | detail |", "|:--|:--|:--|");
+      let records = 0;
+      let inside = 0;
       for (const f of skipped) {
+        if (isRecordsPath(f.path)) {
+          // One row for all of them, where the first one was: they are ctxd's own, not the user's files.
+          if (records++ === 0) {
+            out.push(RecordsRowPlaceholder);
+          }
+          if (f.path.replace(/\/$/, "") !== RecordsDir) {
+            inside++;
+          }
+          continue;
+        }
         out.push(`| ${codeCell(f.path)} | ${codeCell(f.reason)} | ${f.detail ? cell(f.detail) : ""} |`);
+      }
+      const at = out.indexOf(RecordsRowPlaceholder);
+      if (at >= 0) {
+        // The folder itself says no more; the files in it are counted.
+        const detail = inside > 0 ? `${plural(inside, "path")} (audit trail, artifacts, ledger)` : "audit trail, artifacts, ledger";
+        out[at] = `| ${code(RecordsDir + "/")} | ctxd's own records | ${detail} |`;
       }
       out.push("");
     }

@@ -65,10 +65,23 @@ export interface RequestOptions {
   symbols?: string[];
   /** The user's answer to a REFUSE_AMBIGUOUS_TARGET. */
   userSelectedTargets?: UserTarget[];
+  /**
+   * What the user said the bundle is for, in words (the request's
+   * `intent`); blank or undefined: no intent is sent.
+   */
+  intent?: string;
 }
 
-/** The plan step id of requests built from the symbol command. */
-export const SymbolPlanStepId = "vscode-symbol";
+/**
+ * The plan step id of requests that name symbols. The step carries only
+ * the names (no text: the user typed none, and a text would add a "Plan
+ * step" line to the system block). The id is not VS Code's own, so that
+ * the same request from another editor gives the same bundle.
+ */
+export const SymbolPlanStepId = "symbols";
+
+/** The intent id of requests whose intent the user typed (editor-neutral, as SymbolPlanStepId). */
+export const UserIntentId = "user";
 
 /** The default purpose when the setting is unset or not one ctxd knows. */
 export const DefaultPurpose: Purpose = "diff";
@@ -138,7 +151,9 @@ export function isEmptyRange(range: Range): boolean {
 /**
  * The request for the editor's state. The active file is always sent (it
  * is the target unless another one is named); the selection is sent per
- * the scope, converted to the negotiated encoding.
+ * the scope, converted to the negotiated encoding. Nothing else is sent
+ * unless the user gave it (symbols, an intent, a choice among candidates,
+ * a model setting): the same request from any editor gives the same bundle.
  */
 export function buildRequest(state: EditorState, options: RequestOptions): BuildRequest {
   const req: BuildRequest = {
@@ -154,7 +169,11 @@ export function buildRequest(state: EditorState, options: RequestOptions): Build
   }
   const symbols = (options.symbols ?? []).map((s) => s.trim()).filter((s) => s !== "");
   if (symbols.length > 0) {
-    req.plan_step = { id: SymbolPlanStepId, text: "", target_symbols: symbols };
+    req.plan_step = { id: SymbolPlanStepId, target_symbols: symbols };
+  }
+  const intent = options.intent?.trim();
+  if (intent) {
+    req.intent = { id: UserIntentId, text: intent };
   }
   if (options.userSelectedTargets !== undefined && options.userSelectedTargets.length > 0) {
     req.user_selected_targets = options.userSelectedTargets.map((t) => (t.symbol ? { path: t.path, symbol: t.symbol } : { path: t.path }));

@@ -1,11 +1,13 @@
-// The budget in the status bar: `ctxd.budget` of the active file (or of its
-// selection when there is one), re-asked 300 ms after the last edit,
+// The budget in the status bar: `ctxd.budget` of the active file of the
+// workspace (or of its selection when there is one; nothing for any other
+// editor), re-asked 300 ms after the last edit,
 // selection change or editor switch. An answer that is overtaken by a newer
 // question is cancelled and never shown.
 
 import * as vscode from "vscode";
 import type { ServerSession } from "./client";
-import { editorStateOf, isBuildable } from "./editorState";
+import { editorStateOf } from "./editorState";
+import { isWorkspaceFile } from "./fileEditors";
 import { ClientCommands } from "./ids";
 import { displayLines, statusBarModel, type StatusBarModel, type StatusInput } from "./render";
 import { buildRequest, isEmptyRange } from "./request";
@@ -64,7 +66,9 @@ export class BudgetStatusBar implements vscode.Disposable {
     this.inFlight?.dispose();
     this.inFlight = undefined;
     const editor = vscode.window.activeTextEditor;
-    if (editor === undefined || !isBuildable(editor)) {
+    // Nothing for a file outside the workspace folders (the user's
+    // settings.json): ctxd would only refuse it as outside its sandbox.
+    if (editor === undefined || !isWorkspaceFile(editor.document.uri)) {
       this.item.hide();
       return;
     }

@@ -3,7 +3,7 @@
 // `vscode` import); treeView.ts turns nodes into TreeItems.
 
 import { Priorities } from "./contract.gen";
-import type { Block, BuildResult, Excluded, Redaction } from "./contract.gen";
+import type { Block, BuildResult, Excluded, Redaction, Refusal } from "./contract.gen";
 import { compactCount, decisionText, formatCount, utf8Length } from "./render";
 
 /** Lines L<start> to L<end> of a file, 1-based and inclusive. */
@@ -19,7 +19,7 @@ export interface OpenTarget {
 }
 
 /** What a node is, for its icon and context menu. */
-export type NodeKind = "summary" | "group" | "block" | "excluded" | "redaction" | "empty";
+export type NodeKind = "summary" | "group" | "block" | "excluded" | "redaction" | "empty" | "refusal" | "history";
 
 /** One row of the results view. */
 export interface TreeNode {
@@ -299,4 +299,48 @@ export function treeText(nodes: readonly TreeNode[], indent = ""): string {
     out += treeText(n.children, indent + "    ");
   }
   return out;
+}
+
+/**
+ * The results view after a refused build: the refusal replaces the previous
+ * bundle, so that the view never shows an older result as if it were the
+ * latest. Its first row names the code and opens the refusal's details;
+ * its children are the message and the advice. `earlier` is how many
+ * recent bundles can be reopened (ctxd: Open Recent Bundle…); a row says so
+ * when there is one.
+ */
+export function refusalTree(refusal: Refusal, earlier: number): TreeNode[] {
+  const text = (t: string) => t.replace(/\s+/g, " ").trim();
+  const children: TreeNode[] = [];
+  if (text(refusal.message) !== "") {
+    children.push({ id: "refusal:message", kind: "empty", label: text(refusal.message), tooltip: refusal.message, icon: "info", children: [] });
+  }
+  if (text(refusal.advice) !== "") {
+    children.push({ id: "refusal:advice", kind: "empty", label: text(refusal.advice), tooltip: refusal.advice, icon: "lightbulb", children: [] });
+  }
+  const nodes: TreeNode[] = [
+    {
+      id: "refusal",
+      kind: "refusal",
+      label: `Refused: ${refusal.code}`,
+      description: "the latest build",
+      tooltip: [`The latest build was refused: ${refusal.code}`, refusal.message, refusal.advice, "Click to show the refusal's details."]
+        .filter((l) => l.trim() !== "")
+        .join("\n"),
+      icon: "error",
+      children,
+    },
+  ];
+  if (earlier > 0) {
+    nodes.push({
+      id: "history",
+      kind: "history",
+      label: "Earlier bundles",
+      description: `${formatCount(earlier)} to reopen`,
+      tooltip: "ctxd: Open Recent Bundle… reopens one of the recent bundles of this window.",
+      icon: "history",
+      children: [],
+    });
+  }
+  return nodes;
 }

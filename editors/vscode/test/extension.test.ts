@@ -49,6 +49,8 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     store = new fake.FakeDocument(fake.Uri.file(storePath), "go", fs.readFileSync(storePath, "utf8"));
     fake.openDocument(store);
     fake.setActiveEditor(store);
+    // The intent question of the builds: none (Enter without typing).
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : undefined);
     ext = require("../src/extension") as Extension;
     api = ext.activate({ extensionPath: extensionRoot, subscriptions });
     await until("the status bar budget", () => /tokens$/.test(status()?.text ?? ""));
@@ -128,7 +130,7 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     const labels = treeRoots().map((n) => n.label);
     assert.ok(labels.includes("P0") && labels.includes("Excluded") && labels.includes("Redactions"), labels.join(", "));
     const last = fake.recorded.messages[fake.recorded.messages.length - 1]!;
-    assert.match(last.message, /^ctxd built \d+ blocks: [\d,]+\/124,000 tokens, within the soft limit\.$/);
+    assert.match(last.message, /^ctxd built \d+ blocks for internal\/store\/store\.go: [\d,]+\/124,000 tokens, within the soft limit\.$/);
     const bundle = fake.recorded.contentProviders.get("ctxd").provideTextDocumentContent(fake.Uri.from({ scheme: "ctxd", path: "/bundle.md" }));
     assert.match(bundle, /^# ctxd context bundle\n/);
     assert.ok(bundle.includes("// Count returns the number of items"), "the unsaved buffer is what was built");
@@ -238,12 +240,25 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     assert.match(docText("/refusal-REFUSE_UNSUPPORTED_TARGET.md"), /^# ctxd refused: `REFUSE_UNSUPPORTED_TARGET`\n/);
     await until("the refusal in the status bar", () => status().text === "$(error) ctxd: REFUSE_UNSUPPORTED_TARGET");
     assert.equal(status().backgroundColor?.id, "statusBarItem.errorBackground");
+    // The results view says the latest build was refused, instead of showing the previous bundle as if it were the latest.
+    const roots = treeRoots();
+    assert.deepEqual(
+      roots.map((n) => [n.kind, n.label]),
+      [
+        ["refusal", "Refused: REFUSE_UNSUPPORTED_TARGET"],
+        ["history", "Earlier bundles"],
+      ],
+    );
+    assert.equal(roots[0]!.children.length, 2, "its message and advice");
+    // Open Bundle (the view's button) shows the refusal, not the older bundle.
+    await fake.commands.executeCommand(ClientCommands.openBundle);
+    assert.equal(fake.recorded.shownDocuments.at(-1), "ctxd:/refusal-REFUSE_UNSUPPORTED_TARGET.md");
     fake.answers.message = () => undefined;
     fake.setActiveEditor(store);
   });
 
-  it("an ambiguous symbol: the quick pick, then the retry", async () => {
-    fake.answers.inputBox = () => "List";
+  it("an ambiguous name typed: the quick pick of candidates, then the retry", async () => {
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : { type: "List" });
     let offered: string[] = [];
     let details: string[] = [];
     fake.answers.quickPick = (items) => {
@@ -257,6 +272,98 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     assert.deepEqual(details, ["method at line 7 of internal/legacy/store.go", "method at line 50 of internal/store/store.go"]);
     const p0 = treeRoots().find((n) => n.label === "P0")!;
     assert.ok(p0.children.some((n) => n.label === "file internal/legacy/store.go"), "the chosen definition is the target");
+    fake.answers.quickPick = (items) => items[0];
+  });
+
+  it("Build Context for Symbol: the workspace's symbols, the word at the cursor first; a chosen definition needs no second question", async () => {
+    const line = store.getText().split("\n").findIndex((l) => l.startsWith("func (s *Store) List"));
+    fake.setActiveEditor(store, new fake.Selection(line, 17, line, 17));
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : { pick: "Store.List" });
+    let candidatesAsked = 0;
+    fake.answers.quickPick = (items) => (candidatesAsked++, items[0]);
+    const picks = fake.recorded.quickPicks.length;
+    await fake.commands.executeCommand(ClientCommands.buildContextSymbol);
+    const symbolPick = fake.recorded.quickPicks.slice(picks).find((p) => p.title === "ctxd: Build Context for Symbol");
+    assert.ok(symbolPick, "the symbol pick was shown");
+    // Prefilled with the word at the cursor: the server's exact matches first, the typed text last.
+    assert.deepEqual(symbolPick.items.slice(0, 2), ["Store.List", "Store.List"]);
+    assert.equal(symbolPick.items.at(-1), "List");
+    assert.ok(symbolPick.items.includes("listItems"), "then the names that contain it");
+    assert.equal(candidatesAsked, 0, "the definition chosen in the pick answered the ambiguity");
+    const p0 = treeRoots().find((n) => n.label === "P0")!;
+    assert.ok(p0.children.some((n) => n.label === "file internal/legacy/store.go"), "the first definition (legacy, in the server's order) is the target");
+    fake.answers.quickPick = (items) => items[0];
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : undefined);
+    fake.setActiveEditor(store);
+  });
+
+  it("every command builds from the last file of the workspace while a ctxd document has the focus", async () => {
+    fake.setActiveEditor(store);
+    await fake.commands.executeCommand(ClientCommands.openBundle);
+    // The rendered bundle is a webview: no active text editor.
+    fake.setActiveEditor(undefined);
+    const warnings = () => fake.recorded.messages.filter((m) => m.message === "ctxd: open a file of the workspace first.").length;
+    const before = warnings();
+    await fake.commands.executeCommand(ClientCommands.showManifest);
+    assert.equal(fake.recorded.shownDocuments.at(-1), "ctxd:/manifest.md");
+    await fake.commands.executeCommand(ClientCommands.copyPrompt);
+    assert.match(fake.recorded.clipboard, /internal\/store\/store\.go/);
+    // A ctxd document shown as text (no markdown preview editor) has the focus: the same.
+    const doc = await fake.workspace.openTextDocument(fake.Uri.from({ scheme: "ctxd", path: "/manifest.md" }));
+    fake.setActiveEditor(doc);
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    assert.match(fake.recorded.messages.at(-1)!.message, /^ctxd built \d+ blocks for internal\/store\/store\.go: /);
+    await fake.commands.executeCommand(ClientCommands.showBudget);
+    assert.equal(fake.recorded.shownDocuments.at(-1), "ctxd:/budget.md");
+    assert.equal(warnings(), before, "no 'open a file first'");
+    fake.setActiveEditor(store);
+  });
+
+  it("an intent given to a build is sent, and the recent bundles keep it", async () => {
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { type: "sort the items by name" } : undefined);
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    assert.match(docText("/bundle.md"), /Intent \(user\):\nsort the items by name/);
+    let items: { label: string; description: string }[] = [];
+    fake.answers.quickPick = (offered) => {
+      items = offered;
+      return offered[1];
+    };
+    await fake.commands.executeCommand(ClientCommands.openRecentBundle);
+    assert.deepEqual(items[0], { ...items[0], label: "internal/store/store.go", description: "intent: sort the items by name" });
+    assert.ok(items.length >= 2 && items.length <= 10, `${items.length} recent bundles`);
+    assert.doesNotMatch(docText("/bundle.md"), /Intent \(user\)/, "the older bundle, reopened");
+    // The next intent question offers it again.
+    let offeredIntents: string[] = [];
+    fake.answers.createdQuickPick = (labels, title) => (title?.includes("intent") ? ((offeredIntents = labels), { pick: "No intent" }) : undefined);
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    assert.deepEqual(offeredIntents, ["No intent", "sort the items by name"]);
+    fake.answers.quickPick = (offered) => offered[0];
+  });
+
+  it("Escape at the intent question cancels the build", async () => {
+    const messages = fake.recorded.messages.length;
+    fake.answers.createdQuickPick = () => undefined;
+    await fake.commands.executeCommand(ClientCommands.buildContextActiveFile);
+    assert.equal(fake.recorded.messages.length, messages, "nothing built, nothing said");
+    fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : undefined);
+  });
+
+  it("no status bar item for a file outside the workspace folders", async () => {
+    const outside = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "ctxd-user-"));
+    try {
+      const settingsPath = path.join(outside, "settings.json");
+      fs.writeFileSync(settingsPath, "{}\n");
+      const settingsDoc = new fake.FakeDocument(fake.Uri.file(settingsPath), "json", "{}\n");
+      fake.openDocument(settingsDoc);
+      fake.setActiveEditor(settingsDoc);
+      await until("the item hidden", () => status().visible === false);
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(status().visible, false, `still hidden, not ${status().text}`);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+    fake.setActiveEditor(store);
+    await until("the budget again", () => status().visible && /tokens$/.test(status().text));
   });
 
   it("the API for other extensions", async () => {

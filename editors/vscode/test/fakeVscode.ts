@@ -217,9 +217,15 @@ export class FakeQuickPick {
   readonly onDidChangeValue = this.valueEmitter.event;
   readonly onDidAccept = this.acceptEmitter.event;
   readonly onDidHide = this.hideEmitter.event;
+  busy = false;
+  matchOnDescription = false;
   show(): void {
-    setTimeout(() => {
-      const answer = answers.createdQuickPick(this.items.map((i) => i.label));
+    setTimeout(async () => {
+      const answer = answers.createdQuickPick(this.items.map((i) => i.label), this.title);
+      // A pick of an entry that comes from the server: wait for it (items set later).
+      for (let i = 0; answer !== undefined && "pick" in answer && !this.items.some((it) => it.label === answer.pick) && i < 200; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
       recorded.quickPicks.push({ title: this.title, items: this.items.map((i) => i.label) });
       if (answer === undefined) {
         this.hide();
@@ -435,7 +441,7 @@ export const answers = {
    * type (then the first item, which the extension makes of it, is
    * accepted), a label to pick, or undefined to close it.
    */
-  createdQuickPick: (_labels: string[]): { type: string } | { pick: string } | undefined => undefined,
+  createdQuickPick: (_labels: string[], _title?: string): { type: string } | { pick: string } | undefined => undefined,
   /** Called before vscode.openWith opens anything; throw to make it fail (no markdown extension). */
   openWith: undefined as ((uri: Uri, viewType: string) => void) | undefined,
 };

@@ -321,6 +321,32 @@ describe("Generate Change in a fake VS Code, against the real ctxd and the fake 
     assert.equal(globalState.get<string[]>(IntentHistoryKey)![0], "Reword the comment of Store.List");
   });
 
+  it("a symbol target is chosen in the quick pick of the workspace's symbols, the word at the cursor first", async () => {
+    const lines = store.getText().split("\n");
+    const i = lines.findIndex((l) => l.startsWith("func (s *Store) List"));
+    fake.setActiveEditor(store, new fake.Selection(i, 17, i, 17));
+    fake.answers.quickPick = (items) => items.find((x: { scope?: string }) => x.scope === "symbol");
+    let symbolItems: string[] = [];
+    let intentAsked = false;
+    fake.answers.createdQuickPick = (labels, title) => {
+      if (title === "ctxd: Generate Change — symbol") {
+        symbolItems = labels;
+        return { pick: "Store.List" };
+      }
+      intentAsked = true;
+      return undefined;
+    };
+    const diffs = fake.recorded.diffs.length;
+    await fake.commands.executeCommand(ClientCommands.generateChange);
+    const picked = fake.recorded.quickPicks.filter((q) => q.title === "ctxd: Generate Change — symbol").at(-1);
+    assert.equal(picked?.items[0], "Store.List", "the server's definitions of the word at the cursor first");
+    assert.equal(picked?.items.at(-1), "List", "then the word as typed");
+    assert.ok(symbolItems.length > 0);
+    assert.ok(intentAsked, "then the intent (cancelled here)");
+    assert.equal(fake.recorded.diffs.length, diffs);
+    fake.setActiveEditor(store);
+  });
+
   it("the editor menu's command offers the selection first; cancelling the pick does nothing", async () => {
     const lines = store.getText().split("\n");
     const i = lines.indexOf("// List returns all items, sorted by SKU.");

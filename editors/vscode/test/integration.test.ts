@@ -13,6 +13,7 @@ import { bundleMarkdown, candidateItems, indexStatusMarkdown, promptText, refusa
 import { buildRequest, readSettings, renderPromptRequest, withUserSelectedTarget, type EditorState, type Settings } from "../src/request";
 import { advertises, CtxdRefusalError } from "../src/rpc";
 import { resultTree, treeText } from "../src/tree";
+import { DidChangeWatchedFilesNotification, FileChangeType } from "vscode-languageserver-protocol/node";
 import { copyWorkspace, exampleWorkspace, fileUri, requireBinary, startServer, type Server } from "./harness";
 
 /** A second definition of Store.List, so that the name "List" is ambiguous. */
@@ -216,7 +217,16 @@ describe("against the real ctxd", { timeout: 120_000 }, () => {
   });
 
   it("index status", async () => {
-    const status = await utf16.commands.indexStatus(true);
+    // VS Code's file watcher reports what the builds above recorded in .ctxd/ (audit trail, artifacts).
+    const recorded = fs.readdirSync(path.join(workspace, ".ctxd"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    await utf16.connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: recorded.map((e) => ({ uri: fileUri(path.join(e.parentPath, e.name)), type: FileChangeType.Created })),
+    });
+    let status = await utf16.commands.indexStatus(true);
+    for (let i = 0; i < 500 && status.index.state !== "ready"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = await utf16.commands.indexStatus(true);
+    }
     assert.equal(status.position_encoding, "utf-16");
     assert.equal(status.index.state, "ready");
     assert.ok(status.open_documents.some((d) => d.uri.endsWith("/internal/store/store.go")));
@@ -224,5 +234,29 @@ describe("against the real ctxd", { timeout: 120_000 }, () => {
     assert.match(md, /^\| files \| bytes \| symbols \| parse errors \| open files \| skipped \|\n\|--:\|/m, "the counts have a header row");
     assert.match(md, /^\| `\.env` \| `deny_rule` \| deny:\d+: \.env \|$/m);
     assert.ok(!md.includes("\\_"), "no escaped underscores");
+    // The builds above recorded into .ctxd/ (audit trail, artifacts), which the watcher reported: whatever
+    // the server lists of ctxd's records (the folder, or its files), the document has one row for them.
+    const records = status.index.roots.flatMap((r) => r.skipped_files ?? []).filter((f) => f.path.startsWith(".ctxd/"));
+    assert.ok(records.length >= 1, "the server lists ctxd's records");
+    assert.match(md, /^\| `\.ctxd\/` \| ctxd's own records \| [^|]*\|$/m);
+    assert.doesNotMatch(md, /^\| `\.ctxd\/[^`]/m, "no row per record");
+  });
+
+  it("the same symbol request from any editor gives the same bundle: only the name, and the server's line counts", async () => {
+    const req = buildRequest(stateOf(store), { scope: "file", encoding: utf16.encoding, symbols: ["Store.Get"] });
+    // What docs/editors.md says every editor sends for a symbol, nothing more.
+    const neutral = { purpose: "diff", active_file: fileUri(store), plan_step: { id: "symbols", target_symbols: ["Store.Get"] } };
+    assert.deepEqual(req, neutral);
+    const a = await utf16.commands.buildContext(req);
+    const b = await utf16.commands.buildContext(JSON.parse(JSON.stringify(neutral)));
+    assert.equal(a.bundle?.bundle_id, b.bundle?.bundle_id);
+    assert.equal(a.budget_report?.estimated_input_tokens, b.budget_report?.estimated_input_tokens);
+    const system = a.bundle!.blocks.find((bl) => bl.block_type === "system")!;
+    assert.doesNotMatch(system.content, /Plan step/, "no plan-step line the user did not write");
+    // Every line count shown is the server's: the file's block says meta.line_count, which counts
+    // lines as the editor numbers them (a final line break starts one more, empty, line).
+    const file = a.bundle!.blocks.find((bl) => bl.meta?.path === "internal/store/store.go")!;
+    assert.equal(file.meta.line_count, fs.readFileSync(store, "utf8").split("\n").length);
+    assert.ok(bundleMarkdown(a).includes(`\`internal/store/store.go\`, ${file.meta.line_count} lines,`), "the bundle document shows the server's count");
   });
 });

@@ -7,7 +7,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Commands } from "../src/contract.gen";
-import { ChangePendingContext, ChangeScheme, ClientCommands, ClientId, InternalCommands, McpProviderId, MenuOnlyCommands, PendingChangeCommands, ViewIds } from "../src/ids";
+import {
+  ChangePendingContext,
+  ChangeScheme,
+  ClientCommands,
+  ClientId,
+  InternalCommands,
+  KeybindingKeys,
+  KeybindingPrefix,
+  McpProviderId,
+  MenuOnlyCommands,
+  PendingChangeCommands,
+  ViewIds,
+} from "../src/ids";
 
 const root = join(__dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -38,6 +50,25 @@ describe("package.json", () => {
       assert.equal(menus["editor/title"]!.find((m) => m.command === id)?.when, `${ChangePendingContext} && resourceScheme == ${ChangeScheme}`);
     }
   });
+  it("the editor's context menu names ctxd in every entry: menus show no category", () => {
+    const menus = pkg.contributes.menus as Record<string, { command: string; when?: string }[]>;
+    const title = (id: string) => contributed.find((c) => c.command === id)?.title ?? "";
+    const entries = menus["editor/context"]!.map((m) => title(m.command));
+    assert.deepEqual(entries, ["ctxd: Build Context for Selection", "ctxd: Generate Change…"]);
+    assert.equal(title(ClientCommands.buildContextSelection), "Build Context for Selection", "the palette's twin has the category");
+  });
+  it("keybindings: one chord after Ctrl+Alt+X (Cmd+Alt+X) per main command, no second key twice", () => {
+    const bindings = pkg.contributes.keybindings as { command: string; key: string; mac: string; when?: string }[];
+    const want = Object.entries(KeybindingKeys)
+      .map(([command, key]) => ({ command, key: `${KeybindingPrefix.key} ${key}`, mac: `${KeybindingPrefix.mac} ${key}` }))
+      .sort((a, b) => a.command.localeCompare(b.command));
+    assert.deepEqual([...bindings].sort((a, b) => a.command.localeCompare(b.command)), want);
+    const seconds = Object.values(KeybindingKeys);
+    assert.equal(new Set(seconds).size, seconds.length);
+    for (const b of bindings) {
+      assert.ok(Object.values(ClientCommands).includes(b.command as never), `${b.command} is contributed`);
+    }
+  });
   it("the model endpoint is restricted in untrusted workspaces, like the server path", () => {
     assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, ["ctxd.server.path", "ctxd.server.extraArgs", "ctxd.change.baseUrl"]);
     const props = pkg.contributes.configuration.properties;
@@ -61,6 +92,7 @@ describe("package.json", () => {
       "ctxd.model.responseTokenReserve",
       "ctxd.model.softLimitPct",
       "ctxd.defaultPurpose",
+      "ctxd.build.askForIntent",
       `${ClientId}.trace.server`,
       "ctxd.change.provider",
       "ctxd.change.baseUrl",

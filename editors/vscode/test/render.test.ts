@@ -212,6 +212,31 @@ describe("other documents", () => {
     assert.deepEqual(emptyHeaderCells(md), []);
     assert.deepEqual(escapedCodeSpans(md), []);
   });
+  it("index status: ctxd's own records are one row, where the first of them was", () => {
+    const status = indexStatus();
+    const root = status.index.roots[0]!;
+    root.skipped_files = [
+      { path: ".ctxd/", reason: "deny_rule", detail: "deny:7: .ctxd" },
+      { path: ".ctxd/artifacts/bundle/1.json", reason: "deny_rule", detail: "deny:3: .ctxd/" },
+      { path: ".ctxd/audit.jsonl", reason: "deny_rule", detail: "deny:3: .ctxd/" },
+      { path: ".ctxdignore.bak", reason: "binary" },
+      { path: ".env", reason: "deny_rule", detail: "deny:21: .env" },
+      { path: ".ctxd/ledger/x", reason: "deny_rule" },
+      { path: "sub/.ctxd/audit.jsonl", reason: "deny_rule" },
+    ];
+    const md = indexStatusMarkdown(status);
+    const rows = md.split("\n").filter((l) => l.startsWith("| `"));
+    assert.deepEqual(rows, [
+      "| `.ctxd/` | ctxd's own records | 3 paths (audit trail, artifacts, ledger) |",
+      "| `.ctxdignore.bak` | `binary` |  |",
+      "| `.env` | `deny_rule` | deny:21: .env |",
+      "| `sub/.ctxd/audit.jsonl` | `deny_rule` |  |",
+    ]);
+    assert.ok(md.includes("- Skipped by reason: `deny_rule` 1, `too_large` 1"), "the counts stay the server's");
+    // The folder alone, as ctxd lists a skipped folder once.
+    root.skipped_files = [{ path: ".ctxd/", reason: "deny_rule", detail: "deny:7: .ctxd" }];
+    assert.ok(indexStatusMarkdown(status).includes("| `.ctxd/` | ctxd's own records | audit trail, artifacts, ledger |"));
+  });
   it("index status without folders or documents", () => {
     const status = indexStatus();
     status.index.roots = [];

@@ -109,10 +109,22 @@ describe("buildRequest", () => {
       want: { purpose: "intent", active_file: uri },
     },
     {
-      name: "symbols become a plan step's target symbols",
+      name: "symbols become a plan step's target symbols, with no text the user did not type",
       state: state(),
       options: { scope: "file", encoding: "utf-16", symbols: [" List ", ""] },
-      want: { purpose: "diff", active_file: uri, plan_step: { id: SymbolPlanStepId, text: "", target_symbols: ["List"] } },
+      want: { purpose: "diff", active_file: uri, plan_step: { id: "symbols", target_symbols: ["List"] } },
+    },
+    {
+      name: "an intent the user typed, trimmed, with the editor-neutral id",
+      state: state(),
+      options: { scope: "file", encoding: "utf-16", intent: "  sort by name  " },
+      want: { purpose: "diff", active_file: uri, intent: { id: "user", text: "sort by name" } },
+    },
+    {
+      name: "a blank intent is not sent",
+      state: state(),
+      options: { scope: "file", encoding: "utf-16", intent: " \n " },
+      want: { purpose: "diff", active_file: uri },
     },
     {
       name: "user selected targets",
@@ -162,7 +174,7 @@ describe("readSettings", () => {
 });
 
 describe("retries and renderPrompt", () => {
-  const base: BuildRequest = { purpose: "diff", active_file: uri, plan_step: { id: SymbolPlanStepId, text: "", target_symbols: ["List"] } };
+  const base: BuildRequest = { purpose: "diff", active_file: uri, plan_step: { id: SymbolPlanStepId, target_symbols: ["List"] } };
   it("adds the chosen candidate once", () => {
     const once = withUserSelectedTarget(base, { path: "internal/legacy/store.go", symbol: "Store.List" });
     const twice = withUserSelectedTarget(once, { path: "internal/legacy/store.go", symbol: "Store.List" });
