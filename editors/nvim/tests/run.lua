@@ -2011,6 +2011,215 @@ local function main()
     end)
   end)
 
+  -- Issue 32 --------------------------------------------------------------------
+
+  test(":CtxdBuild and :CtxdPrompt ask for an optional intent: sent, shown, remembered", function()
+    focus(store_buf)
+    local intents = require("ctxd.intents")
+    intent_prompts = {}
+    intent_answers = { "sort the list by name" }
+    local lines = results("CtxdBuild")
+    eq({ intents.prompt }, intent_prompts, "vim.ui.input asked once")
+    local sent = ctxd.last_request().arguments[1]
+    eq({ id = request.intent_id, text = "sort the list by name" }, sent.intent, "the intent sent")
+    has_line(lines, "- intent: sort the list by name", "the results name it")
+    has_line(lines, "Intent (" .. request.intent_id .. "):", "the system block carries it")
+    eq("sort the list by name", intents.history()[1], "remembered")
+    -- Enter on an empty line (nil on 0.7) or <Esc>: built without one.
+    for _, answer in ipairs({ "", vim.NIL }) do
+      intent_answers = { answer }
+      lines = results("CtxdBuild")
+      eq(nil, ctxd.last_request().arguments[1].intent, "no intent for " .. vim.inspect(answer))
+      for _, l in ipairs(lines) do
+        ok(not l:find("- intent:", 1, true) and not l:find("Intent (", 1, true), "no intent line: " .. l)
+      end
+    end
+    eq("sort the list by name", intents.history()[1], "an empty answer is not remembered")
+    eq("sort the list by name", vim.fn.histget("input", -1), "<Up> in the next prompt recalls it")
+    -- :CtxdPrompt asks too; the previews do not.
+    intent_prompts = {}
+    intent_answers = { "keep the API" }
+    vim.fn.setreg("a", "")
+    vim.cmd("CtxdPrompt a")
+    wait_for(20000, function()
+      return vim.fn.getreg("a") ~= ""
+    end, "register a")
+    ok(vim.fn.getreg("a"):find("keep the API", 1, true), "the intent is in the prompt")
+    eq({ "keep the API", "sort the list by name" }, { intents.history()[1], intents.history()[2] }, "newest first")
+    results("CtxdBudget")
+    results("CtxdManifest")
+    eq(1, #intent_prompts, ":CtxdBudget and :CtxdManifest do not ask")
+    restoring(function()
+      ctxd.setup({ ask_intent = false })
+      intent_prompts = {}
+      results("CtxdBuild")
+      eq(0, #intent_prompts, "ask_intent = false: no question")
+      eq(nil, ctxd.last_request().arguments[1].intent, "and no intent")
+    end, function()
+      ctxd.setup({})
+    end)
+  end)
+
+  test(":CtxdBuild with symbols sends what the user typed and nothing more", function()
+    focus(store_buf)
+    local lines = results("CtxdBuild plan Store.List")
+    local sent = ctxd.last_request().arguments[1]
+    eq({ id = request.symbols_plan_step_id, text = "", target_symbols = { "Store.List" } }, sent.plan_step,
+      "target_symbols, no plan step text")
+    eq(nil, sent.intent, "no intent")
+    has_line(lines, "- symbols: Store.List", "the symbol is the target")
+    for _, l in ipairs(lines) do
+      ok(not l:find("Plan step (", 1, true), "a plan step line the user never wrote: " .. l)
+    end
+  end)
+
+  test("completion after :CtxdBuild: purposes, then the workspace's symbols from the server", function()
+    focus(store_buf)
+    ready_client(store_buf)
+    local items = vim.fn.getcompletion("CtxdBuild Li", "cmdline")
+    ok(config.contains(items, "Store.List"), "Li: " .. vim.inspect(items))
+    items = vim.fn.getcompletion("CtxdBuild plan Store.L", "cmdline")
+    ok(#items > 0 and config.contains(items, "Store.List"), "Store.L: " .. vim.inspect(items))
+    for _, it in ipairs(items) do
+      ok(it:lower():find("store.l", 1, true), "a qualified query completes names that contain it: " .. it)
+    end
+    items = vim.fn.getcompletion("CtxdPrompt a Sto", "cmdline")
+    eq("Store", items[1], "exact and prefix matches first: " .. vim.inspect(items))
+    eq({ "intent" }, vim.fn.getcompletion("CtxdBudget inte", "cmdline"), "a purpose, no symbol matches")
+  end)
+
+  test("protocol: the server's protocol is checked at start, as the VS Code extension does", function()
+    local P = contract.protocol_version
+    ok(type(P) == "number", "contract.protocol_version")
+    local cases = {
+      { '{"version":"b4399c8","protocol_version":' .. P .. '}', 0, "match" },
+      { '{"version":"v1.0.0","protocol_version":' .. (P + 1) .. '}', 0, "mismatch" },
+      { '{"version":"v0.4.1"}', 0, "match" },
+      { '{"version":"v2.0.0"}', 0, "mismatch" },
+      { '{"version":"v0.3.0-4-g5a5e5dd-dirty"}', 0, "unknown" },
+      { '{"version":"devel","protocol_version":"1"}', 0, "unknown" },
+      { "ctxd 1.0.0", 0, "unknown" },
+      { "", 2, "unknown" },
+    }
+    for _, c in ipairs(cases) do
+      eq(c[3], client.decide_protocol(c[1], c[2], "ctxd").kind, "decision for " .. c[1])
+    end
+    ok(client.decide_protocol(cases[2][1], 0, "ctxd").message:find("speaks protocol " .. (P + 1) .. ", but this plugin speaks protocol " .. P, 1, true),
+      "the mismatch names both")
+    -- A binary of another protocol is not started.
+    local fake = tmp .. "/otherproto/ctxd"
+    vim.fn.mkdir(tmp .. "/otherproto", "p")
+    vim.fn.writefile({ "#!/bin/sh", "echo '{\"version\":\"v0.9.0\",\"protocol_version\":" .. (P + 1) .. "}'" }, fake)
+    vim.fn.setfperm(fake, "rwxr-xr-x")
+    local buf
+    restoring(function()
+      ctxd.setup({ cmd = { fake, "serve", "--stdio" } })
+      notes = {}
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/proto_check.go"))
+      buf = vim.api.nvim_get_current_buf()
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the warning of the autocommand")
+      eq(vim.log.levels.WARN, notes[1].level, "a warning: " .. notes[1].msg)
+      ok(notes[1].msg:find("speaks protocol " .. (P + 1), 1, true), notes[1].msg)
+      local err = call(ctxd.budget, { bufnr = buf })
+      eq("CTXD_START_FAILED", err and err.code, "error: " .. vim.inspect(err))
+      ok(err.message:find("speaks protocol " .. (P + 1), 1, true), err.message)
+      eq(nil, client.get(buf), "no client started")
+    end, function()
+      ctxd.setup({})
+      focus(store_buf)
+      if buf then
+        vim.cmd("bwipeout! " .. buf)
+      end
+    end)
+  end)
+
+  test("a missing binary: one warning line after the autocommand, not an error inside it", function()
+    local missing = tmp .. "/no/such/ctxd"
+    local bufs = {}
+    restoring(function()
+      ctxd.setup({ cmd = { missing, "serve", "--stdio" } })
+      notes = {}
+      local during
+      vim.api.nvim_create_autocmd("FileType", {
+        pattern = "go",
+        once = true,
+        callback = function()
+          during = #notes
+        end,
+      })
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/missing_bin.go"))
+      table.insert(bufs, vim.api.nvim_get_current_buf())
+      eq(0, during, "nothing is shown inside the autocommands")
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the warning")
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/missing_bin2.go"))
+      table.insert(bufs, vim.api.nvim_get_current_buf())
+      vim.wait(100)
+      eq(1, #notes, "one warning, once: " .. vim.inspect(notes))
+      eq(vim.log.levels.WARN, notes[1].level, "a warning")
+      local width = require("ctxd.errors").message_width()
+      ok(not notes[1].msg:find("\n") and vim.fn.strdisplaywidth(notes[1].msg) <= width,
+        "one line that fits (" .. width .. " cells): " .. notes[1].msg)
+      ok(notes[1].msg:find("not found: …", 1, true) and notes[1].msg:find("/ctxd (:checkhealth ctxd)", 1, true), notes[1].msg)
+      -- :checkhealth's advice fits an archive install and a clone alike.
+      vim.cmd("checkhealth ctxd")
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+      vim.cmd("tabclose")
+      ok(text:find("from a release archive", 1, true) and text:find("make build", 1, true), "install advice:\n" .. text)
+      ok(text:find("no ctxd client is attached", 1, true), "no client:\n" .. text)
+      ok(text:find("get_log_path", 1, true) and not text:find("LspInfo", 1, true), "advice without lspconfig:\n" .. text)
+    end, function()
+      ctxd.setup({})
+      focus(store_buf)
+      for _, b in ipairs(bufs) do
+        pcall(vim.cmd, "bwipeout! " .. b)
+      end
+    end)
+  end)
+
+  test(":CtxdStatus says how each open buffer stands to its file", function()
+    focus(store_buf)
+    vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
+    local main_buf = vim.api.nvim_get_current_buf()
+    ready_client(main_buf)
+    eq(false, vim.bo[main_buf].modified, "main.go is as read")
+    focus(store_buf)
+    ok(vim.bo[store_buf].modified, "store.go was edited by an earlier test")
+    local lines = results("CtxdStatus")
+    local function row(buf)
+      for _, l in ipairs(lines) do
+        if l:find(vim.uri_from_bufnr(buf), 1, true) then
+          return l
+        end
+      end
+      return ""
+    end
+    ok(row(main_buf):find("| as read |", 1, true), "a buffer opened, not changed: " .. row(main_buf))
+    ok(row(store_buf):find("| unsaved changes |", 1, true), "an edited buffer: " .. row(store_buf))
+    has_line(lines, render.disk_legend, "the legend says what the column means")
+    eq("written (:w)", render.disk_state(true, false), "saved after :w")
+    eq("not written", render.disk_state(false, nil), "not loaded here")
+  end)
+
+  test("README.md's links lead to files the release archive's nvim/ has", function()
+    -- tools/dist/dist.sh copies editors/nvim without tests/ and dotfiles.
+    local text = read(plugin_dir .. "/README.md")
+    local n = 0
+    for target in text:gmatch("%]%(([^)%s]+)%)") do
+      if not target:match("^%a[%w+.-]*:") and not target:match("^#") then
+        n = n + 1
+        local path = target:gsub("#.*$", "")
+        ok(not path:match("^%.%./") and not path:match("^/"), "a link out of nvim/: " .. target)
+        ok(not path:match("^tests/") and not path:match("^%.") and not path:match("/%."), "a file the archive leaves out: " .. target)
+        ok(vim.loop.fs_stat(plugin_dir .. "/" .. path), "no such file: " .. target)
+      end
+    end
+    ok(n > 0, "README.md links a file")
+  end)
+
   test(":checkhealth ctxd reports no errors", function()
     focus(store_buf)
     -- A key in the environment: said to be set, never shown.
@@ -2028,6 +2237,7 @@ local function main()
     end)
     ok(not text:find("ERROR", 1, true), "errors in:\n" .. text)
     ok(text:find("ctxd version: ctxd", 1, true), "version line in:\n" .. text)
+    ok(text:find("protocol: ctxd .* speaks protocol " .. contract.protocol_version), "protocol line in:\n" .. text)
     ok(text:find("client %d+ attached"), "attachment in:\n" .. text)
     ok(text:find("the server accepts the configuration", 1, true), "config check in:\n" .. text)
     ok(text:find("ctxd: :CtxdChange", 1, true), "the change section in:\n" .. text)

@@ -165,6 +165,21 @@ function M.one_line(text, columns)
   return vim.fn.strcharpart(line, 0, lo) .. "…"
 end
 
+-- tail returns the end of text that fits in width display cells, after
+-- "…" when text is cut (a path keeps its file name).
+function M.tail(text, width)
+  text = tostring(text)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local chars = vim.fn.strchars(text)
+  local keep = chars
+  while keep > 1 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, chars - keep)) > width - 1 do
+    keep = keep - 1
+  end
+  return "…" .. vim.fn.strcharpart(text, chars - keep)
+end
+
 -- window_note follows the code in a refusal's one-line notification when
 -- its window shows the whole refusal.
 M.window_note = " (see the window)"

@@ -241,13 +241,15 @@ end
 -- is (:checkhealth ctxd reports the binary, its version and protocol).
 function M.start_failed_line(err, columns)
   columns = columns or (errors.message_width() + 1)
-  local suffix = "; see :checkhealth ctxd"
-  local reason = tostring(err.message or "")
+  local suffix = " (:checkhealth ctxd)"
   if err.missing then
-    reason = string.format("no server started: %q not found", err.missing)
+    -- The path loses its start, not the words that say what happened.
+    local head = "ctxd: server not found: "
+    local room = columns - 1 - vim.fn.strdisplaywidth(head .. suffix)
+    return errors.one_line(head .. errors.tail(err.missing, math.max(room, 8)) .. suffix, columns)
   end
   local room = math.max(columns - vim.fn.strdisplaywidth(suffix), 12)
-  return errors.one_line(errors.one_line("ctxd: " .. reason, room) .. suffix, columns)
+  return errors.one_line(errors.one_line("ctxd: " .. tostring(err.message or ""), room) .. suffix, columns)
 end
 
 -- auto_attach is the plugin's autocmd callback: attach when the

@@ -287,15 +287,7 @@ function M.fallback_notice(file, ranged, width)
   end
   local short = " (the last file buffer)" .. range
   local room = width - vim.fn.strdisplaywidth("ctxd: working on " .. short)
-  if vim.fn.strdisplaywidth(file) > room then
-    local chars = vim.fn.strchars(file)
-    local keep = chars
-    while keep > 1 and vim.fn.strdisplaywidth(vim.fn.strcharpart(file, chars - keep)) > room - 1 do
-      keep = keep - 1
-    end
-    file = "…" .. vim.fn.strcharpart(file, chars - keep)
-  end
-  return "ctxd: working on " .. file .. short
+  return "ctxd: working on " .. require("ctxd.errors").tail(file, math.max(room, 8)) .. short
 end
 
 local function header(out, title, info, manifest, extra)
