@@ -864,6 +864,16 @@ local function main()
     eq("V", vim.fn.getregtype("a"), "linewise register")
     local info = notes_at(vim.log.levels.INFO)
     ok(#info == 1 and info[1]:find("in register a", 1, true), "summary notification: " .. vim.inspect(notes))
+    local width = require("ctxd.errors").message_width()
+    ok(vim.fn.strdisplaywidth(info[1]) <= width, "the summary fits the message area (" .. width .. " cells): " .. info[1])
+    local result = { prompt = { template_id = "default-diff", messages = { {}, {} },
+      token_counts = { total = 780, hard_limit = 124000 } }, prompt_artifact = ".ctxd/artifacts/prompts/" .. string.rep("a", 64) .. ".json" }
+    local full = render.prompt_summary(result, "a", { file = "internal/store/store.go" })
+    ok(full:find("for internal/store/store.go", 1, true) and full:find("; artifact .ctxd/", 1, true), full)
+    eq("ctxd: prompt default-diff for internal/store/store.go (2 messages, 780 tokens of 124000) in register a",
+      render.prompt_summary(result, "a", { file = "internal/store/store.go" }, 110), "the artifact goes first")
+    eq("ctxd: prompt (2 messages, 780 tokens of 124000) in register a",
+      render.prompt_summary(result, "a", { file = "internal/store/store.go" }, 70), "then the file and the template")
     eq("\"", commands.default_register(), "no clipboard provider here: the unnamed register is the default")
   end)
 
@@ -2070,6 +2080,33 @@ local function main()
     has_line(lines, "- symbols: Store.List", "the symbol is the target")
     for _, l in ipairs(lines) do
       ok(not l:find("Plan step (", 1, true), "a plan step line the user never wrote: " .. l)
+    end
+  end)
+
+  test("the same request as VS Code's gives the same bundle: no plan step text, the server's line counts", function()
+    focus(store_buf)
+    intent_answers = { "" }
+    local lines = results("CtxdBuild plan Store.List")
+    local nvim_req = ctxd.last_request().arguments[1]
+    local _, mine = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = nvim_req.plan_step })
+    -- What VS Code sends for Build Context for Symbol… (editors/vscode/src/request.ts): the
+    -- purpose, the active file and a plan step of the symbols with no text.
+    local _, theirs = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan",
+      plan_step = { id = "vscode-symbol", text = "", target_symbols = { "Store.List" } } })
+    local function blocks(r)
+      return vim.tbl_map(function(b)
+        return { b.block_type, b.title, b.content, b.meta.line_count }
+      end, r.bundle.blocks)
+    end
+    eq(blocks(theirs), blocks(mine), "the blocks")
+    eq(theirs.budget_report.estimated_input_tokens, mine.budget_report.estimated_input_tokens, "the tokens")
+    for i, b in ipairs(mine.bundle.blocks) do
+      local row = string.format("| %d | %s | %s |", i, b.priority, b.block_type)
+      for _, l in ipairs(lines) do
+        if l:find(row, 1, true) == 1 then
+          ok(l:find("| " .. b.meta.line_count .. " |$"), "the server's line count in: " .. l)
+        end
+      end
     end
   end)
 
