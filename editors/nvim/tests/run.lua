@@ -337,7 +337,7 @@ local function main()
       purpose = "plan",
       active_file = "file:///w/a.go",
       selection = { uri = "file:///w/a.go", range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 3 } } },
-      intent = { id = "editor-intent", text = "sort by name" },
+      intent = { id = "user", text = "sort by name" },
       constraints = {
         { scope = "user", id = "nvim-1", text = "MUST_NOT add dependencies" },
         { scope = "project", id = "p1", text = "keep it small" },
@@ -352,8 +352,8 @@ local function main()
     -- without text (a text is a line of the system block).
     req = request.build({ intent = "  " }, ctx)
     eq(nil, req.intent, "an empty intent is not sent")
-    eq({ id = "editor-symbols", text = "", target_symbols = { "Store.List" } },
-      request.symbols_plan_step({ "Store.List" }), "the plan step of typed symbols")
+    eq({ id = "symbols", target_symbols = { "Store.List" } },
+      request.symbols_plan_step({ "Store.List" }), "the plan step of typed symbols: VS Code's")
     req = request.build({ active_file = false, purpose = "intent", intent = { id = "i1", text = "t" } }, ctx)
     eq(nil, req.active_file, "active_file = false leaves it out")
     eq("diff", request.build({}, vim.tbl_extend("force", ctx, { config = config.defaults })).purpose, "default purpose")
@@ -2074,7 +2074,7 @@ local function main()
     focus(store_buf)
     local lines = results("CtxdBuild plan Store.List")
     local sent = ctxd.last_request().arguments[1]
-    eq({ id = request.symbols_plan_step_id, text = "", target_symbols = { "Store.List" } }, sent.plan_step,
+    eq({ id = request.symbols_plan_step_id, target_symbols = { "Store.List" } }, sent.plan_step,
       "target_symbols, no plan step text")
     eq(nil, sent.intent, "no intent")
     has_line(lines, "- symbols: Store.List", "the symbol is the target")
@@ -2091,14 +2091,17 @@ local function main()
     local _, mine = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = nvim_req.plan_step })
     -- What VS Code sends for Build Context for Symbol… (editors/vscode/src/request.ts): the
     -- purpose, the active file and a plan step of the symbols with no text.
-    local _, theirs = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan",
-      plan_step = { id = "vscode-symbol", text = "", target_symbols = { "Store.List" } } })
+    local vscode = { purpose = "plan", active_file = vim.uri_from_bufnr(store_buf),
+      plan_step = { id = "symbols", target_symbols = { "Store.List" } } }
+    eq(vscode, nvim_req, "the same request")
+    local _, theirs = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = vscode.plan_step })
     local function blocks(r)
       return vim.tbl_map(function(b)
         return { b.block_type, b.title, b.content, b.meta.line_count }
       end, r.bundle.blocks)
     end
     eq(blocks(theirs), blocks(mine), "the blocks")
+    eq(theirs.manifest.correlation_id, mine.manifest.correlation_id, "the correlation id (it hashes the request)")
     eq(theirs.budget_report.estimated_input_tokens, mine.budget_report.estimated_input_tokens, "the tokens")
     for i, b in ipairs(mine.bundle.blocks) do
       local row = string.format("| %d | %s | %s |", i, b.priority, b.block_type)

@@ -304,7 +304,6 @@ function M.build(opts, ctx)
   if type(opts.plan_step) == "table" then
     req.plan_step = copy(opts.plan_step)
     req.plan_step.id = req.plan_step.id or "nvim-plan-step"
-    req.plan_step.text = req.plan_step.text or ""
   end
 
   if type(opts.user_selected_targets) == "table" then
@@ -359,12 +358,12 @@ function M.build(opts, ctx)
 end
 
 -- The ids the editors give what the user typed, the same in VS Code and
--- Neovim (docs/editors.md, "The same request from either editor"): the
--- system block names the intent's id, and the correlation_id a build
--- derives hashes the whole request, so an id of its own per editor would
--- make the same request two bundles.
-M.intent_id = "editor-intent"
-M.symbols_plan_step_id = "editor-symbols"
+-- Neovim (editors/vscode/src/request.ts: UserIntentId, SymbolPlanStepId;
+-- docs/editors.md): the system block names the intent's id, and the
+-- correlation_id a build derives hashes the whole request, so an id of
+-- its own per editor would make the same request two bundles.
+M.intent_id = "user"
+M.symbols_plan_step_id = "symbols"
 
 -- symbols_plan_step is the plan step a command sends for symbol names
 -- typed after the purpose (:CtxdBuild plan Store.List): the names as
@@ -373,7 +372,6 @@ M.symbols_plan_step_id = "editor-symbols"
 function M.symbols_plan_step(symbols)
   return {
     id = M.symbols_plan_step_id,
-    text = "",
     target_symbols = symbols,
   }
 end
