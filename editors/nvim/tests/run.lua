@@ -2246,7 +2246,10 @@ local function main()
 
   test("README.md's links lead to files the release archive's nvim/ has", function()
     -- tools/dist/dist.sh copies editors/nvim without tests/ and dotfiles.
-    local text = read(plugin_dir .. "/README.md")
+    local text = ""
+    for _, f in ipairs(vim.fn.glob(plugin_dir .. "/*.md", false, true)) do
+      text = text .. "\n" .. read(f)
+    end
     local n = 0
     for target in text:gmatch("%]%(([^)%s]+)%)") do
       if not target:match("^%a[%w+.-]*:") and not target:match("^#") then
