@@ -376,11 +376,13 @@ function M.buffer_modified(uri)
   if not ok then
     return nil
   end
-  local b = vim.fn.bufnr(name)
-  if b < 0 or not vim.api.nvim_buf_is_loaded(b) then
-    return nil
+  -- Not bufnr(name): it takes a pattern, which a path may look like.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == name then
+      return vim.bo[b].modified
+    end
   end
-  return vim.bo[b].modified
+  return nil
 end
 
 -- change implements :[range]CtxdChange[!] [intent]: without an intent it

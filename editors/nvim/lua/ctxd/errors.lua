@@ -121,8 +121,9 @@ function M.message_width()
 end
 
 -- fits reports whether text shows whole in the message area without a
--- hit-enter prompt: at most rows lines (rows: 'cmdheight'), none wider
--- than columns - 1 (columns: 'columns'). Neovim asks to press ENTER for
+-- hit-enter prompt: at most rows lines (rows: 'cmdheight'), the last no
+-- wider than message_width() and the others than the screen (columns
+-- given: every line at most columns - 1). Neovim asks to press ENTER for
 -- a message of more lines than 'cmdheight' (two lines with the default
 -- 1), and some notification plugins show only the first line.
 function M.fits(text, columns, rows)
