@@ -2204,6 +2204,17 @@ local function main()
       ok(not notes[1].msg:find("\n") and vim.fn.strdisplaywidth(notes[1].msg) <= width,
         "one line that fits (" .. width .. " cells): " .. notes[1].msg)
       ok(notes[1].msg:find("not found: …", 1, true) and notes[1].msg:find("/ctxd (:checkhealth ctxd)", 1, true), notes[1].msg)
+      -- A command says the same in one line, without asking for an
+      -- intent no server could take.
+      notes = {}
+      intent_prompts = {}
+      vim.cmd("CtxdBuild")
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the command's error")
+      eq(0, #intent_prompts, "no intent asked")
+      eq({ ctxd.start_failed_line({ missing = missing }) }, notes_at(vim.log.levels.ERROR), "one line")
+      ok(vim.fn.strdisplaywidth(notes[1].msg) <= width, "that fits: " .. notes[1].msg)
       -- :checkhealth's advice fits an archive install and a clone alike.
       vim.cmd("checkhealth ctxd")
       local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")

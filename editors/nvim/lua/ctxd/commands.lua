@@ -275,7 +275,9 @@ end
 -- on (:CtxdBuild and :CtxdPrompt; a manifest or budget preview does not
 -- ask). The intent is remembered there.
 local function with_intent(ask, opts, go)
-  if not ask then
+  -- No question when no server can answer it: the command fails at once
+  -- with the reason (a missing binary) instead of after the question.
+  if not ask or (not client.get(opts.bufnr) and vim.fn.executable(config.get().cmd[1]) ~= 1) then
     go(opts)
     return
   end

@@ -206,7 +206,11 @@ function M.notify(err, info)
   if note then
     text = text .. "\n" .. note
   end
-  if M.is_refusal(err) and not M.fits(text) then
+  if type(err) == "table" and err.code == M.kinds.START_FAILED.code and not M.fits(text) then
+    -- The server could not start: one line, as auto_attach gives it; the
+    -- rest is in :checkhealth ctxd.
+    text = require("ctxd").start_failed_line(err)
+  elseif M.is_refusal(err) and not M.fits(text) then
     local ok, msg = pcall(require("ctxd.commands").show_refusal, err, info)
     if ok then
       text = M.one_line(err.code .. M.window_note .. ": " .. err.message)
