@@ -2342,7 +2342,7 @@ local function main()
     for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
       "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusal-ui", "ctxd.build_context()",
       "ctxd-change", ":CtxdChange", ":CtxdChangeCancel", ":CtxdChangeLog", "ctxd-change-config", "ctxd-change-preview",
-      "ctxd-change-privacy", "ctxd.change()" }) do
+      "ctxd-change-privacy", "ctxd.change()", "ctxd-intent" }) do
       eq("ctxd.txt", tags[t], "file of tag " .. t)
     end
     -- The refusal codes' help (doc/ctxd-refusals.txt, generated apart)
