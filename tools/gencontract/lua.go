@@ -32,7 +32,9 @@ func (m *model) lua() []byte {
 	for _, e := range enums() {
 		fmt.Fprintf(&b, "  %s = %s,\n", snake(e.consts), luaList(e.values))
 	}
-	b.WriteString("  code_refused = -32803,\n  -- The JSON fields of each type, sorted; optional ones are listed in optional.\n  types = {\n")
+	b.WriteString("  code_refused = -32803,\n")
+	fmt.Fprintf(&b, "  -- The command protocol this plugin speaks: `ctxd version --json` reports the server's.\n  protocol_version = %d,\n", workspace.ProtocolVersion)
+	b.WriteString("  -- The JSON fields of each type, sorted; optional ones are listed in optional.\n  types = {\n")
 	names := slices.Clone(m.order)
 	slices.Sort(names)
 	for _, name := range names {

@@ -44,7 +44,7 @@ func vimRefusals() []byte {
 	b.WriteString("\n" + strings.Repeat("=", helpWidth) + "\n")
 	b.WriteString(rightTag("REFUSAL CODES", vimCodesTag))
 	b.WriteString("\n")
-	for _, l := range contextbuilder.Wrap("When ctxd will not build a bundle it refuses, with a code, a message (what happened) and an advice (what to do); see |ctxd-refusals| for how the plugin shows one. Below, each code is explained at length. The codes:", helpWidth) {
+	for _, l := range contextbuilder.Wrap("When ctxd will not build a bundle it refuses, with a code, a message (what happened) and an advice (what to do); see |ctxd-refusal-ui| for how the plugin shows one. Below, each code is explained at length. The codes:", helpWidth) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\n")

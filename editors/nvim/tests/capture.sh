@@ -2,9 +2,10 @@
 # Drives a real Neovim (-u NONE, then this plugin) in tmux on a temporary
 # copy of testdata/example and writes what the terminal showed, as text
 # (tmux capture-pane -p), to a Markdown file:
-#   1. :CtxdBuild and its results buffer;
+#   1. :CtxdBuild (with an intent) and its results buffer;
 #   2. the statusline component after the budget arrived, in visual mode;
-#   3. a refusal (:CtxdBuild on .env), and the window that shows it whole;
+#   3. a refusal (:CtxdBuild on .env): the window that shows it whole and
+#      the one-line notification;
 #   4. :CtxdChange against tools/fakemodel (node, on 127.0.0.1): a rejected
 #      first answer, the diff preview of the second, and ga applying it.
 #
@@ -102,6 +103,8 @@ capture() {
 
 wait_for 'ctxd [0-9]+/[0-9]+' -E
 keys ":CtxdBuild" Enter
+wait_for "ctxd intent (optional"
+keys "Sort the list by name" Enter
 wait_for "## Budget: ok"
 build="$(capture)"
 keys "/## Included" Enter "zt"
@@ -121,20 +124,8 @@ keys ":edit .env" Enter
 wait_for "ctxd ✗ REFUSE_UNSUPPORTED_TARGET"
 refused_statusline="$(tmux capture-pane -p -t "$session" | tail -n 2)"
 keys ":CtxdBuild" Enter
-wait_for "every target is excluded"
-sleep 0.5
-refusal="$(capture)"
-# As many hit-enter prompts as the refusal's text needs.
-for _ in $(seq 1 10); do
-  pane="$(tmux capture-pane -p -t "$session")"
-  if grep -qF "Advice: " <<<"$pane"; then
-    break
-  fi
-  if grep -qF "Press ENTER" <<<"$pane"; then
-    keys Enter
-  fi
-  sleep 0.3
-done
+wait_for "ctxd intent (optional"
+keys Enter
 wait_for "Advice: "
 sleep 0.3
 refusal_window="$(capture)"
@@ -202,15 +193,10 @@ keys ":qa!" Enter
   echo "$refused_statusline"
   echo '```'
   echo
-  echo "Then \`:CtxdBuild\` reports \`code: message\` and the advice through \`vim.notify\` at ERROR"
-  echo "level (the file is the fixture's fake credentials):"
-  echo
-  echo '```text'
-  echo "$refusal"
-  echo '```'
-  echo
-  echo "The text does not fit in the message area, so after its hit-enter prompts a floating window shows the"
-  echo "message and the advice together (it closes when the cursor moves, or with q inside it):"
+  echo "Then \`:CtxdBuild\` (Enter at the intent prompt: none): message and advice do not fit in the"
+  echo "message area, so a floating window shows them together (it closes when the cursor moves, or"
+  echo "with q inside it) and \`vim.notify\` gets one line at ERROR level, with no hit-enter prompt (the"
+  echo "file is the fixture's fake credentials):"
   echo
   echo '```text'
   echo "$refusal_window"

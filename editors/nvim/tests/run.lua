@@ -109,6 +109,21 @@ local function main()
     table.insert(notes, { msg = msg, level = level })
   end
 
+  -- vim.ui.input answers from intent_answers, in order (vim.NIL: nil, as
+  -- <Esc> gives), then "" (no intent); intent_prompts records its
+  -- prompts. :CtxdBuild and :CtxdPrompt ask for an intent.
+  local intent_answers, intent_prompts = {}, {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(intent_prompts, opts.prompt)
+    local answer = table.remove(intent_answers, 1)
+    if answer == nil then
+      answer = ""
+    elseif answer == vim.NIL then
+      answer = nil
+    end
+    on_confirm(answer)
+  end
+
   local ctxd = require("ctxd")
   local client = require("ctxd.client")
   local commands = require("ctxd.commands")
@@ -322,7 +337,7 @@ local function main()
       purpose = "plan",
       active_file = "file:///w/a.go",
       selection = { uri = "file:///w/a.go", range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 3 } } },
-      intent = { id = "nvim-intent", text = "sort by name" },
+      intent = { id = "user", text = "sort by name" },
       constraints = {
         { scope = "user", id = "nvim-1", text = "MUST_NOT add dependencies" },
         { scope = "project", id = "p1", text = "keep it small" },
@@ -332,6 +347,13 @@ local function main()
       user_selected_targets = { { path = "a.go" }, { path = "b.go", symbol = "B" } },
     }, req, "request")
 
+    -- No field the user did not give (issue 32): an empty intent is none,
+    -- and symbols typed after a command are target_symbols of a plan step
+    -- without text (a text is a line of the system block).
+    req = request.build({ intent = "  " }, ctx)
+    eq(nil, req.intent, "an empty intent is not sent")
+    eq({ id = "symbols", target_symbols = { "Store.List" } },
+      request.symbols_plan_step({ "Store.List" }), "the plan step of typed symbols: VS Code's")
     req = request.build({ active_file = false, purpose = "intent", intent = { id = "i1", text = "t" } }, ctx)
     eq(nil, req.active_file, "active_file = false leaves it out")
     eq("diff", request.build({}, vim.tbl_extend("force", ctx, { config = config.defaults })).purpose, "default purpose")
@@ -403,26 +425,24 @@ local function main()
       range = { start = { line = 31, character = 0 } } }), "candidate label")
   end)
 
-  test("render: a block's size is its own content's, line counts as wc -l, line numbers 1-based", function()
-    local counts = { { "", 0 }, { "a", 1 }, { "a\n", 1 }, { "a\nb", 2 }, { "a\nb\n", 2 }, { "\n", 1 }, { "\n\n", 2 } }
-    for _, c in ipairs(counts) do
-      eq(c[2], render.line_count(c[1]), "line_count of " .. vim.inspect(c[1]))
-    end
-    for _, text in ipairs({ "a\n", "a\nb\n", "\n\n", "x\n\ny\n" }) do
-      local wc = tonumber(vim.fn.system({ "wc", "-l" }, text):match("%d+"))
-      eq(wc, render.line_count(text), "wc -l of " .. vim.inspect(text))
-    end
+  test("render: a block's bytes are its own content's, its lines the server's, line numbers 1-based", function()
     -- A sliced block: the meta describes the whole file (7832 bytes, 241
-    -- lines as the server counts them); the table shows the 8 lines sent.
+    -- lines as the server counts them); the bytes are what is sent, the
+    -- lines the server's count, never one counted here (issue 32: 59
+    -- here, 60 in VS Code, for the same file).
     local content = table.concat({ "func (s *Store) Put(it Item) {", "\ts.mu.Lock()", "\tdefer s.mu.Unlock()",
       "\tif it.SKU == \"\" {", "\t\treturn ErrNotFound", "\t}", "\ts.items[it.SKU] = it", "}" }, "\n") .. "\n"
     local lines = render.build({ bundle = { blocks = { { block_type = "file", priority = "P0",
       title = "store.go (TARGET_REGION_ONLY: lines 31-38 of 240)", content = content,
       meta = { path = "store.go", byte_size = 7832, line_count = 241 } } } } }, { show_content = false })
-    has_line(lines, string.format("| store.go | %d | 8 |", #content), "the block's own bytes and lines")
-    for _, l in ipairs(lines) do
-      ok(not l:find("7832", 1, true) and not l:find("| 241 |", 1, true), "the whole file's size in: " .. l)
-    end
+    has_line(lines, string.format("| store.go | %d | 241 |", #content), "the block's own bytes, the server's lines")
+    has_line(lines, render.blocks_legend, "the legend says what the numbers count")
+    -- A whole file of 59 lines ending in a line break: the server says 60
+    -- (an editor's count), wc -l 59; the table says what the server says.
+    local whole = string.rep("x\n", 59)
+    lines = render.build({ bundle = { blocks = { { block_type = "file", priority = "P0", title = "a.go",
+      content = whole, meta = { path = "a.go", byte_size = #whole, line_count = 60 } } } } }, { show_content = false })
+    has_line(lines, string.format("| a.go | %d | 60 |", #whole), "the server's count of a whole file")
     -- LSP ranges are 0-based; people read 1-based lines.
     eq("lines 3-8", render.lines_label({ start = { line = 2, character = 0 }, ["end"] = { line = 7, character = 12 } }), "lines")
     eq("lines 3-8", render.lines_label({ start = { line = 2, character = 0 }, ["end"] = { line = 8, character = 0 } }),
@@ -473,7 +493,9 @@ local function main()
     has_line(lines, "- " .. render.over_hard_limit, "a refuse_hard_limit report says what its estimate counts")
 
     local errors = require("ctxd.errors")
-    eq(true, errors.fits("CODE: short\nadvice", 80, 1), "two short lines fit")
+    eq(false, errors.fits("CODE: short\nadvice", 80, 1), "two lines with cmdheight 1 need ENTER")
+    eq(true, errors.fits("CODE: short\nadvice", 80, 2), "two lines with cmdheight 2")
+    eq(true, errors.fits("CODE: short", 80, 1), "one short line")
     eq(false, errors.fits(string.rep("x", 80), 80, 1), "a line as wide as the screen")
     eq(false, errors.fits("a\nb\nc", 80, 1), "three lines with cmdheight 1")
     eq(true, errors.fits("a\nb\nc", 80, 3), "three lines with cmdheight 3")
@@ -732,7 +754,9 @@ local function main()
     has_line(lines, "- purpose: plan")
     has_line(lines, "## Blocks")
     eq("plan", ctxd.last_request().arguments[1].purpose, "purpose sent")
-    eq({ "plan" }, vim.fn.getcompletion("CtxdBuild p", "cmdline"), "purpose completion")
+    local items = vim.fn.getcompletion("CtxdBuild p", "cmdline")
+    eq("plan", items[1], "purposes first: " .. vim.inspect(items))
+    ok(config.contains(items, "Store.Put"), "then the workspace's symbols: " .. vim.inspect(items))
   end)
 
   test(":3,8CtxdBuild sends the lines as the selection", function()
@@ -754,7 +778,7 @@ local function main()
     has_line(lines, "- symbols: Store.Put")
   end)
 
-  test("the Blocks table of a real sliced build: each block's own bytes and lines, not its file's", function()
+  test("the Blocks table of a real sliced build: each block's own bytes, the server's line counts", function()
     focus(store_buf)
     restoring(function()
       -- A window this small makes the server slice store.go to the
@@ -766,13 +790,8 @@ local function main()
       eq(nil, err, "build error")
       local sliced = 0
       for i, b in ipairs(result.bundle.blocks) do
-        -- wc -l counts newlines; a last line without one counts too.
-        local wc = tonumber(vim.fn.system({ "wc", "-l" }, b.content):match("%d+"))
-        if b.content ~= "" and b.content:sub(-1) ~= "\n" then
-          wc = wc + 1
-        end
         local row = string.format("| %d | %s | %s | %s | %s | %d | %d |", i, b.priority, b.block_type,
-          (b.title:gsub("|", "\\|")), b.meta.path or "", #b.content, wc)
+          (b.title:gsub("|", "\\|")), b.meta.path or "", #b.content, b.meta.line_count)
         has_line(lines, row, "block " .. i)
         if b.title:find("TARGET_REGION_ONLY", 1, true) then
           sliced = sliced + 1
@@ -845,6 +864,16 @@ local function main()
     eq("V", vim.fn.getregtype("a"), "linewise register")
     local info = notes_at(vim.log.levels.INFO)
     ok(#info == 1 and info[1]:find("in register a", 1, true), "summary notification: " .. vim.inspect(notes))
+    local width = require("ctxd.errors").message_width()
+    ok(vim.fn.strdisplaywidth(info[1]) <= width, "the summary fits the message area (" .. width .. " cells): " .. info[1])
+    local result = { prompt = { template_id = "default-diff", messages = { {}, {} },
+      token_counts = { total = 780, hard_limit = 124000 } }, prompt_artifact = ".ctxd/artifacts/prompts/" .. string.rep("a", 64) .. ".json" }
+    local full = render.prompt_summary(result, "a", { file = "internal/store/store.go" })
+    ok(full:find("for internal/store/store.go", 1, true) and full:find("; artifact .ctxd/", 1, true), full)
+    eq("ctxd: prompt default-diff for internal/store/store.go (2 messages, 780 tokens of 124000) in register a",
+      render.prompt_summary(result, "a", { file = "internal/store/store.go" }, 110), "the artifact goes first")
+    eq("ctxd: prompt (2 messages, 780 tokens of 124000) in register a",
+      render.prompt_summary(result, "a", { file = "internal/store/store.go" }, 70), "then the file and the template")
     eq("\"", commands.default_register(), "no clipboard provider here: the unnamed register is the default")
   end)
 
@@ -1007,11 +1036,27 @@ local function main()
     wait_for(20000, function()
       return #notes_at(vim.log.levels.ERROR) > 0
     end, "an error notification")
-    local msg = notes_at(vim.log.levels.ERROR)[1]
+    local errs = notes_at(vim.log.levels.ERROR)
+    local msg = errs[1]
     local err = call(ctxd.build_context, { bufnr = env_buf })
     ok(ctxd.is_refusal(err), "the API gets the refusal")
     eq("REFUSE_UNSUPPORTED_TARGET", err.code, "code")
-    eq(err.code .. ": " .. err.message .. "\n" .. err.advice, msg, "notification text")
+    -- Message and advice are two lines, more than 'cmdheight' 1: the
+    -- window shows them, the notification is one line that fits, so no
+    -- hit-enter prompt comes before the window (issue 32).
+    eq(1, #errs, "one notification: " .. vim.inspect(errs))
+    local errors = require("ctxd.errors")
+    ok(not msg:find("\n") and vim.fn.strdisplaywidth(msg) <= errors.message_width(),
+      "one line that fits (" .. errors.message_width() .. " cells): " .. msg)
+    ok(msg:find("REFUSE_UNSUPPORTED_TARGET" .. errors.window_note .. ": ", 1, true) == 1,
+      "the code, then where the rest is: " .. msg)
+    local win = commands.refusal_window()
+    ok(win, "the refusal window")
+    local shown = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), " ")
+    shown = shown:gsub("%s+", " ")
+    ok(shown:find((err.message:gsub("%s+", " ")), 1, true) and shown:find((err.advice:gsub("%s+", " ")), 1, true),
+      "message and advice in the window: " .. shown)
+    commands.close_refusal()
     ok(results_buf() == nil, "no results window for a refusal")
     wait_for(10000, function()
       return ctxd.statusline(env_buf) == "ctxd ✗ REFUSE_UNSUPPORTED_TARGET"
@@ -1031,7 +1076,11 @@ local function main()
       return #notes_at(vim.log.levels.ERROR) > 0
     end, "an error notification")
     local msg = notes_at(vim.log.levels.ERROR)[1]
-    ok(msg:find("^context_namespace_denied: web/src/api.ts"), msg)
+    local err = call(ctxd.build_context, { bufnr = buf })
+    ok(err.message:find("^web/src/api.ts"), err.message)
+    eq(require("ctxd.errors").one_line("context_namespace_denied" .. require("ctxd.errors").window_note .. ": "
+      .. err.message), msg, "one line, the whole refusal in the window")
+    commands.close_refusal()
     focus(store_buf)
   end)
 
@@ -1245,8 +1294,12 @@ local function main()
       local note = render.refusal_budget_note(err)
       ok(note and note:find(string.format("ctxd: %d tokens = the required blocks alone; the statusline's %d/190 = the estimate",
         needs, est), 1, true), "the note names both numbers: " .. tostring(note))
-      eq({ require("ctxd.errors").format(err) .. "\n" .. note }, notes_at(vim.log.levels.ERROR),
-        "vim.notify still gets it (:messages), with both numbers named")
+      local errs = notes_at(vim.log.levels.ERROR)
+      local errors = require("ctxd.errors")
+      eq(1, #errs, "one notification: " .. vim.inspect(errs))
+      ok(not errs[1]:find("\n") and vim.fn.strdisplaywidth(errs[1]) <= errors.message_width()
+        and errs[1]:find(err.code .. errors.window_note .. ": ", 1, true) == 1,
+        "vim.notify gets one line that fits, naming the code and the window: " .. errs[1])
       ok(results_buf() == nil, "no results buffer for a refusal")
       -- Moving the cursor closes it.
       vim.api.nvim_win_set_cursor(0, { 2, 0 })
@@ -1262,6 +1315,8 @@ local function main()
         return #notes_at(vim.log.levels.ERROR) > 0
       end, "an error notification")
       eq(nil, commands.refusal_window(), "no window for a refusal that fits")
+      eq(require("ctxd.errors").format(err) .. "\n" .. render.refusal_budget_note(err),
+        notes_at(vim.log.levels.ERROR)[1], "a refusal that fits is notified whole")
     end, function()
       vim.o.columns = columns
       vim.o.cmdheight = cmdheight
@@ -1281,13 +1336,19 @@ local function main()
     notes = {}
     local lines = results("CtxdBudget")
     has_line(lines, "- file: " .. file .. " " .. render.fallback_note, "the header names the file")
-    eq({ "ctxd: working on " .. file .. " " .. render.fallback_note }, notes_at(vim.log.levels.INFO),
+    local width = require("ctxd.errors").message_width()
+    eq({ render.fallback_notice(file, false, width) }, notes_at(vim.log.levels.INFO),
       "a notification names the file at once")
+    eq("ctxd: working on " .. file .. " " .. render.fallback_note, render.fallback_notice(file, false), "unlimited")
+    ok(vim.fn.strdisplaywidth(notes_at(vim.log.levels.INFO)[1]) <= width
+      and notes_at(vim.log.levels.INFO)[1]:find("/store.go (the last file buffer)", 1, true),
+      "it fits the message area (no hit-enter prompt), with the file's name: " .. notes_at(vim.log.levels.INFO)[1])
     vim.api.nvim_set_current_buf(scratch)
     notes = {}
     lines = results("1,2CtxdBuild")
     has_line(lines, "- file: " .. file .. " " .. render.fallback_note)
-    eq({ render.fallback_notice(file, true) }, notes_at(vim.log.levels.INFO), "the notification of a ranged command")
+    eq({ render.fallback_notice(file, true, width) }, notes_at(vim.log.levels.INFO), "the notification of a ranged command")
+    ok(notes_at(vim.log.levels.INFO)[1]:find("; the range is not sent$"), "cut, it still says the range is not sent")
     ok(render.fallback_notice(file, true):find("; the range is not sent$"), "it says the range is not sent")
     has_line(lines, "- selection: none (the range was given in a buffer that is not this file)", "the range is not sent")
     eq(nil, ctxd.last_request().arguments[1].selection, "no selection sent")
@@ -1302,10 +1363,14 @@ local function main()
     vim.api.nvim_set_current_buf(scratch)
     notes = {}
     vim.fn.setreg("b", "")
+    -- A screen wide enough for the whole summary.
+    local columns = vim.o.columns
+    vim.o.columns = 300
     vim.cmd("CtxdPrompt b")
     wait_for(20000, function()
       return vim.fn.getreg("b") ~= ""
     end, "register b")
+    vim.o.columns = columns
     local info = notes_at(vim.log.levels.INFO)
     ok(#info == 2 and info[1] == render.fallback_notice(file, false)
       and info[2]:find("for " .. file .. " " .. render.fallback_note, 1, true), "notice and prompt summary: " .. vim.inspect(notes))
@@ -1319,8 +1384,11 @@ local function main()
       return #notes_at(vim.log.levels.ERROR) > 0
     end, "an error notification")
     local msg = notes_at(vim.log.levels.ERROR)[1]
-    ok(msg:find("^REFUSE_UNSUPPORTED_TARGET: ") and msg:find("\nctxd: for " .. client.label(env_buf) .. " " .. render.fallback_note, 1, true),
-      "the refusal names the file: " .. msg)
+    ok(msg:find("REFUSE_UNSUPPORTED_TARGET" .. require("ctxd.errors").window_note, 1, true) == 1, "one line: " .. msg)
+    local win = commands.refusal_window()
+    local shown = win and table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), " ") or ""
+    ok(shown:gsub("%s+", " "):find("File: " .. client.label(env_buf) .. " " .. render.fallback_note, 1, true),
+      "the refusal window names the file: " .. shown)
     commands.close_refusal()
     -- No file buffer at all: a clear message, nothing sent.
     client.remember(nil)
@@ -1690,7 +1758,14 @@ local function main()
       eq(1, #vim.api.nvim_list_tabpages(), "no preview")
       local errs = notes_at(vim.log.levels.ERROR)
       eq(1, #errs, "one error notification: " .. vim.inspect(notes))
-      ok(errs[1]:find("^CHANGE_SECRET: ") and errs[1]:find(":CtxdChangeLog", 1, true), errs[1])
+      ok(errs[1]:find("CHANGE_SECRET" .. require("ctxd.errors").window_note .. ": ", 1, true) == 1, errs[1])
+      local win = commands.refusal_window()
+      local shown = win and table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), " ") or ""
+      ok(shown:find(":CtxdChangeLog", 1, true), "the window points to the log: " .. shown)
+      for _, l in ipairs(win and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false) or {}) do
+        ok(not l:find(cred, 1, true), "the credential in the window: " .. l)
+      end
+      commands.close_refusal()
       for _, n in ipairs(notes) do
         ok(not n.msg:find(cred, 1, true), "the credential in a notification: " .. n.msg)
       end
@@ -1946,6 +2021,259 @@ local function main()
     end)
   end)
 
+  -- Issue 32 --------------------------------------------------------------------
+
+  test(":CtxdBuild and :CtxdPrompt ask for an optional intent: sent, shown, remembered", function()
+    focus(store_buf)
+    local intents = require("ctxd.intents")
+    intent_prompts = {}
+    intent_answers = { "sort the list by name" }
+    local lines = results("CtxdBuild")
+    eq({ intents.prompt }, intent_prompts, "vim.ui.input asked once")
+    local sent = ctxd.last_request().arguments[1]
+    eq({ id = request.intent_id, text = "sort the list by name" }, sent.intent, "the intent sent")
+    has_line(lines, "- intent: sort the list by name", "the results name it")
+    has_line(lines, "Intent (" .. request.intent_id .. "):", "the system block carries it")
+    eq("sort the list by name", intents.history()[1], "remembered")
+    -- Enter on an empty line (nil on 0.7) or <Esc>: built without one.
+    for _, answer in ipairs({ "", vim.NIL }) do
+      intent_answers = { answer }
+      lines = results("CtxdBuild")
+      eq(nil, ctxd.last_request().arguments[1].intent, "no intent for " .. vim.inspect(answer))
+      for _, l in ipairs(lines) do
+        ok(not l:find("- intent:", 1, true) and not l:find("Intent (", 1, true), "no intent line: " .. l)
+      end
+    end
+    eq("sort the list by name", intents.history()[1], "an empty answer is not remembered")
+    eq("sort the list by name", vim.fn.histget("input", -1), "<Up> in the next prompt recalls it")
+    -- :CtxdPrompt asks too; the previews do not.
+    intent_prompts = {}
+    intent_answers = { "keep the API" }
+    vim.fn.setreg("a", "")
+    vim.cmd("CtxdPrompt a")
+    wait_for(20000, function()
+      return vim.fn.getreg("a") ~= ""
+    end, "register a")
+    ok(vim.fn.getreg("a"):find("keep the API", 1, true), "the intent is in the prompt")
+    eq({ "keep the API", "sort the list by name" }, { intents.history()[1], intents.history()[2] }, "newest first")
+    results("CtxdBudget")
+    results("CtxdManifest")
+    eq(1, #intent_prompts, ":CtxdBudget and :CtxdManifest do not ask")
+    restoring(function()
+      ctxd.setup({ ask_intent = false })
+      intent_prompts = {}
+      results("CtxdBuild")
+      eq(0, #intent_prompts, "ask_intent = false: no question")
+      eq(nil, ctxd.last_request().arguments[1].intent, "and no intent")
+    end, function()
+      ctxd.setup({})
+    end)
+  end)
+
+  test(":CtxdBuild with symbols sends what the user typed and nothing more", function()
+    focus(store_buf)
+    local lines = results("CtxdBuild plan Store.List")
+    local sent = ctxd.last_request().arguments[1]
+    eq({ id = request.symbols_plan_step_id, target_symbols = { "Store.List" } }, sent.plan_step,
+      "target_symbols, no plan step text")
+    eq(nil, sent.intent, "no intent")
+    has_line(lines, "- symbols: Store.List", "the symbol is the target")
+    for _, l in ipairs(lines) do
+      ok(not l:find("Plan step (", 1, true), "a plan step line the user never wrote: " .. l)
+    end
+  end)
+
+  test("the same request as VS Code's gives the same bundle: no plan step text, the server's line counts", function()
+    focus(store_buf)
+    intent_answers = { "" }
+    local lines = results("CtxdBuild plan Store.List")
+    local nvim_req = ctxd.last_request().arguments[1]
+    local _, mine = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = nvim_req.plan_step })
+    -- What VS Code sends for Build Context for Symbol… (editors/vscode/src/request.ts): the
+    -- purpose, the active file and a plan step of the symbols with no text.
+    local vscode = { purpose = "plan", active_file = vim.uri_from_bufnr(store_buf),
+      plan_step = { id = "symbols", target_symbols = { "Store.List" } } }
+    eq(vscode, nvim_req, "the same request")
+    local _, theirs = call(ctxd.build_context, { bufnr = store_buf, purpose = "plan", plan_step = vscode.plan_step })
+    local function blocks(r)
+      return vim.tbl_map(function(b)
+        return { b.block_type, b.title, b.content, b.meta.line_count }
+      end, r.bundle.blocks)
+    end
+    eq(blocks(theirs), blocks(mine), "the blocks")
+    eq(theirs.manifest.correlation_id, mine.manifest.correlation_id, "the correlation id (it hashes the request)")
+    eq(theirs.budget_report.estimated_input_tokens, mine.budget_report.estimated_input_tokens, "the tokens")
+    for i, b in ipairs(mine.bundle.blocks) do
+      local row = string.format("| %d | %s | %s |", i, b.priority, b.block_type)
+      for _, l in ipairs(lines) do
+        if l:find(row, 1, true) == 1 then
+          ok(l:find("| " .. b.meta.line_count .. " |$"), "the server's line count in: " .. l)
+        end
+      end
+    end
+  end)
+
+  test("completion after :CtxdBuild: purposes, then the workspace's symbols from the server", function()
+    focus(store_buf)
+    ready_client(store_buf)
+    local items = vim.fn.getcompletion("CtxdBuild Li", "cmdline")
+    ok(config.contains(items, "Store.List"), "Li: " .. vim.inspect(items))
+    items = vim.fn.getcompletion("CtxdBuild plan Store.L", "cmdline")
+    ok(#items > 0 and config.contains(items, "Store.List"), "Store.L: " .. vim.inspect(items))
+    for _, it in ipairs(items) do
+      ok(it:lower():find("store.l", 1, true), "a qualified query completes names that contain it: " .. it)
+    end
+    items = vim.fn.getcompletion("CtxdPrompt a Sto", "cmdline")
+    eq("Store", items[1], "exact and prefix matches first: " .. vim.inspect(items))
+    eq({ "intent" }, vim.fn.getcompletion("CtxdBudget inte", "cmdline"), "a purpose, no symbol matches")
+  end)
+
+  test("protocol: the server's protocol is checked at start, as the VS Code extension does", function()
+    local P = contract.protocol_version
+    ok(type(P) == "number", "contract.protocol_version")
+    local cases = {
+      { '{"version":"b4399c8","protocol_version":' .. P .. '}', 0, "match" },
+      { '{"version":"v1.0.0","protocol_version":' .. (P + 1) .. '}', 0, "mismatch" },
+      { '{"version":"v0.4.1"}', 0, "match" },
+      { '{"version":"v2.0.0"}', 0, "mismatch" },
+      { '{"version":"v0.3.0-4-g5a5e5dd-dirty"}', 0, "unknown" },
+      { '{"version":"devel","protocol_version":"1"}', 0, "unknown" },
+      { "ctxd 1.0.0", 0, "unknown" },
+      { "", 2, "unknown" },
+    }
+    for _, c in ipairs(cases) do
+      eq(c[3], client.decide_protocol(c[1], c[2], "ctxd").kind, "decision for " .. c[1])
+    end
+    ok(client.decide_protocol(cases[2][1], 0, "ctxd").message:find("speaks protocol " .. (P + 1) .. ", but this plugin speaks protocol " .. P, 1, true),
+      "the mismatch names both")
+    -- A binary of another protocol is not started.
+    local fake = tmp .. "/otherproto/ctxd"
+    vim.fn.mkdir(tmp .. "/otherproto", "p")
+    vim.fn.writefile({ "#!/bin/sh", "echo '{\"version\":\"v0.9.0\",\"protocol_version\":" .. (P + 1) .. "}'" }, fake)
+    vim.fn.setfperm(fake, "rwxr-xr-x")
+    local buf
+    restoring(function()
+      ctxd.setup({ cmd = { fake, "serve", "--stdio" } })
+      notes = {}
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/proto_check.go"))
+      buf = vim.api.nvim_get_current_buf()
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the warning of the autocommand")
+      eq(vim.log.levels.WARN, notes[1].level, "a warning: " .. notes[1].msg)
+      ok(notes[1].msg:find("speaks protocol " .. (P + 1), 1, true), notes[1].msg)
+      local err = call(ctxd.budget, { bufnr = buf })
+      eq("CTXD_START_FAILED", err and err.code, "error: " .. vim.inspect(err))
+      ok(err.message:find("speaks protocol " .. (P + 1), 1, true), err.message)
+      eq(nil, client.get(buf), "no client started")
+    end, function()
+      ctxd.setup({})
+      focus(store_buf)
+      if buf then
+        vim.cmd("bwipeout! " .. buf)
+      end
+    end)
+  end)
+
+  test("a missing binary: one warning line after the autocommand, not an error inside it", function()
+    local missing = tmp .. "/no/such/ctxd"
+    local bufs = {}
+    restoring(function()
+      ctxd.setup({ cmd = { missing, "serve", "--stdio" } })
+      notes = {}
+      local during
+      vim.api.nvim_create_autocmd("FileType", {
+        pattern = "go",
+        once = true,
+        callback = function()
+          during = #notes
+        end,
+      })
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/missing_bin.go"))
+      table.insert(bufs, vim.api.nvim_get_current_buf())
+      eq(0, during, "nothing is shown inside the autocommands")
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the warning")
+      vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/internal/store/missing_bin2.go"))
+      table.insert(bufs, vim.api.nvim_get_current_buf())
+      vim.wait(100)
+      eq(1, #notes, "one warning, once: " .. vim.inspect(notes))
+      eq(vim.log.levels.WARN, notes[1].level, "a warning")
+      local width = require("ctxd.errors").message_width()
+      ok(not notes[1].msg:find("\n") and vim.fn.strdisplaywidth(notes[1].msg) <= width,
+        "one line that fits (" .. width .. " cells): " .. notes[1].msg)
+      ok(notes[1].msg:find("not found: …", 1, true) and notes[1].msg:find("/ctxd (:checkhealth ctxd)", 1, true), notes[1].msg)
+      -- A command says the same in one line, without asking for an
+      -- intent no server could take.
+      notes = {}
+      intent_prompts = {}
+      vim.cmd("CtxdBuild")
+      wait_for(2000, function()
+        return #notes > 0
+      end, "the command's error")
+      eq(0, #intent_prompts, "no intent asked")
+      eq({ ctxd.start_failed_line({ missing = missing }) }, notes_at(vim.log.levels.ERROR), "one line")
+      ok(vim.fn.strdisplaywidth(notes[1].msg) <= width, "that fits: " .. notes[1].msg)
+      -- :checkhealth's advice fits an archive install and a clone alike.
+      vim.cmd("checkhealth ctxd")
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+      vim.cmd("tabclose")
+      ok(text:find("from a release archive", 1, true) and text:find("make build", 1, true), "install advice:\n" .. text)
+      ok(text:find("no ctxd client is attached", 1, true), "no client:\n" .. text)
+      ok(text:find("get_log_path", 1, true) and not text:find("LspInfo", 1, true), "advice without lspconfig:\n" .. text)
+    end, function()
+      ctxd.setup({})
+      focus(store_buf)
+      for _, b in ipairs(bufs) do
+        pcall(vim.cmd, "bwipeout! " .. b)
+      end
+    end)
+  end)
+
+  test(":CtxdStatus says how each open buffer stands to its file", function()
+    focus(store_buf)
+    vim.cmd("edit " .. vim.fn.fnameescape(ws .. "/cmd/inventory/main.go"))
+    local main_buf = vim.api.nvim_get_current_buf()
+    ready_client(main_buf)
+    eq(false, vim.bo[main_buf].modified, "main.go is as read")
+    focus(store_buf)
+    ok(vim.bo[store_buf].modified, "store.go was edited by an earlier test")
+    local lines = results("CtxdStatus")
+    local function row(buf)
+      for _, l in ipairs(lines) do
+        if l:find(vim.uri_from_bufnr(buf), 1, true) then
+          return l
+        end
+      end
+      return ""
+    end
+    ok(row(main_buf):find("| as read |", 1, true), "a buffer opened, not changed: " .. row(main_buf))
+    ok(row(store_buf):find("| unsaved changes |", 1, true), "an edited buffer: " .. row(store_buf))
+    has_line(lines, render.disk_legend, "the legend says what the column means")
+    eq("written (:w)", render.disk_state(true, false), "saved after :w")
+    eq("not written", render.disk_state(false, nil), "not loaded here")
+  end)
+
+  test("README.md's links lead to files the release archive's nvim/ has", function()
+    -- tools/dist/dist.sh copies editors/nvim without tests/ and dotfiles.
+    local text = ""
+    for _, f in ipairs(vim.fn.glob(plugin_dir .. "/*.md", false, true)) do
+      text = text .. "\n" .. read(f)
+    end
+    local n = 0
+    for target in text:gmatch("%]%(([^)%s]+)%)") do
+      if not target:match("^%a[%w+.-]*:") and not target:match("^#") then
+        n = n + 1
+        local path = target:gsub("#.*$", "")
+        ok(not path:match("^%.%./") and not path:match("^/"), "a link out of nvim/: " .. target)
+        ok(not path:match("^tests/") and not path:match("^%.") and not path:match("/%."), "a file the archive leaves out: " .. target)
+        ok(vim.loop.fs_stat(plugin_dir .. "/" .. path), "no such file: " .. target)
+      end
+    end
+    ok(n > 0, "README.md links a file")
+  end)
+
   test(":checkhealth ctxd reports no errors", function()
     focus(store_buf)
     -- A key in the environment: said to be set, never shown.
@@ -1963,6 +2291,7 @@ local function main()
     end)
     ok(not text:find("ERROR", 1, true), "errors in:\n" .. text)
     ok(text:find("ctxd version: ctxd", 1, true), "version line in:\n" .. text)
+    ok(text:find("protocol: ctxd .* speaks protocol " .. contract.protocol_version), "protocol line in:\n" .. text)
     ok(text:find("client %d+ attached"), "attachment in:\n" .. text)
     ok(text:find("the server accepts the configuration", 1, true), "config check in:\n" .. text)
     ok(text:find("ctxd: :CtxdChange", 1, true), "the change section in:\n" .. text)
@@ -2013,7 +2342,7 @@ local function main()
     for _, t in ipairs({ "ctxd", "ctxd.nvim", ":CtxdBuild", ":CtxdBudget", ":CtxdManifest", ":CtxdPrompt", ":CtxdStatus",
       "ctxd-config", "ctxd-api", "ctxd-statusline", "ctxd-progress", "ctxd-health", "ctxd-refusal-ui", "ctxd.build_context()",
       "ctxd-change", ":CtxdChange", ":CtxdChangeCancel", ":CtxdChangeLog", "ctxd-change-config", "ctxd-change-preview",
-      "ctxd-change-privacy", "ctxd.change()" }) do
+      "ctxd-change-privacy", "ctxd.change()", "ctxd-intent" }) do
       eq("ctxd.txt", tags[t], "file of tag " .. t)
     end
     -- The refusal codes' help (doc/ctxd-refusals.txt, generated apart)

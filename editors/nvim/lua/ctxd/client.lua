@@ -169,6 +169,92 @@ function M.resolve_buf(bufnr)
   return nil
 end
 
+-- The release major whose protocol the plugin speaks when a binary
+-- prints no protocol_version (the VS Code extension's ServerMajor).
+M.server_major = 0
+
+-- release_major returns the major number of a release version ("1.2.3",
+-- "v1.2.3", "1.2.3-rc.1", "1.2.3+build"), or nil for anything else: a
+-- development build ("devel", a commit, a `git describe` after a tag
+-- such as "v1.2.3-4-g5a5e5dd-dirty") says nothing about its protocol.
+function M.release_major(version)
+  if type(version) ~= "string" then
+    return nil
+  end
+  local major, rest = vim.trim(version):gsub("^v", ""):match("^(%d+)%.%d+%.%d+(.*)$")
+  if not major or (#major > 1 and major:sub(1, 1) == "0") then
+    return nil
+  end
+  local pre, build = rest:match("^%-([%w%.%-]+)(.*)$")
+  if not pre then
+    pre, build = "", rest
+  end
+  if build ~= "" and not build:match("^%+[%w%.%-]+$") then
+    return nil
+  end
+  if pre == "dirty" or pre:match("^%d+%-g%x+$") or pre:match("^%d+%-g%x+%-dirty$") then
+    return nil
+  end
+  return tonumber(major)
+end
+
+-- decide_protocol decides, from what `ctxd version --json` printed
+-- (stdout, its exit code), whether the plugin may start the binary, as
+-- the VS Code extension does: the protocol_version it prints must be the
+-- plugin's (contract.protocol_version); a binary that prints none must be
+-- a release of the plugin's major; a development build, or a cmd that is
+-- not ctxd itself (a wrapper), is started unchecked. Returns { kind =
+-- "match" | "mismatch" | "unknown", message }.
+function M.decide_protocol(stdout, code, exe, expected)
+  expected = expected or { protocol = contract.protocol_version, major = M.server_major }
+  local fix = "set vim.g.ctxd.cmd to a ctxd of the plugin's release (:checkhealth ctxd)"
+  local ok, report = pcall(vim.json.decode, stdout or "")
+  if code ~= 0 or not ok or type(report) ~= "table" or type(report.version) ~= "string" then
+    return { kind = "unknown", message = string.format("`%s version --json` printed no version report;"
+      .. " started without the protocol check", exe) }
+  end
+  local p = report.protocol_version
+  if type(p) == "number" and p == math.floor(p) then
+    if p == expected.protocol then
+      return { kind = "match", message = string.format("ctxd %s speaks protocol %d", report.version, p) }
+    end
+    return { kind = "mismatch", message = string.format("ctxd %s speaks protocol %d, but this plugin speaks protocol %d: %s",
+      report.version, p, expected.protocol, fix) }
+  end
+  local major = M.release_major(report.version)
+  if major ~= nil then
+    if major == expected.major then
+      return { kind = "match", message = string.format("ctxd %s is a %d.x release", report.version, major) }
+    end
+    return { kind = "mismatch", message = string.format("ctxd %s is a %d.x release, but this plugin speaks the"
+      .. " protocol of ctxd %d.x: %s", report.version, major, expected.major, fix) }
+  end
+  return { kind = "unknown", message = string.format("ctxd %s is a development build that does not say which"
+    .. " protocol it speaks; started without the check", report.version) }
+end
+
+local protocol_checked = {} -- executable path -> decision
+
+-- check_protocol runs `exe version --json` once per executable path and
+-- returns decide_protocol's decision (kept for :checkhealth ctxd).
+function M.check_protocol(exe)
+  local path = vim.fn.exepath(exe)
+  if path == "" then
+    path = exe
+  end
+  if not protocol_checked[path] then
+    local out = vim.fn.system({ exe, "version", "--json" })
+    protocol_checked[path] = M.decide_protocol(out, vim.v.shell_error, exe)
+  end
+  return protocol_checked[path]
+end
+
+-- forget_protocol_checks drops the remembered decisions (a new binary at
+-- the same path is checked again).
+function M.forget_protocol_checks()
+  protocol_checked = {}
+end
+
 -- lsp_config is the client configuration for a workspace root.
 function M.lsp_config(cfg, dir)
   return {
@@ -218,8 +304,16 @@ function M.attach(bufnr)
   end
   local exe = cfg.cmd[1]
   if vim.fn.executable(exe) ~= 1 then
-    return nil, errors.new("START_FAILED",
+    local err = errors.new("START_FAILED",
       string.format("the ctxd binary %q is not executable or not on PATH (set vim.g.ctxd.cmd)", exe))
+    err.missing = exe
+    return nil, err
+  end
+  if cfg.check_protocol then
+    local decision = M.check_protocol(exe)
+    if decision.kind == "mismatch" then
+      return nil, errors.new("START_FAILED", decision.message)
+    end
   end
   local dir = root.find(path, cfg.root_markers)
   local lsp_config = M.lsp_config(cfg, dir)
@@ -317,6 +411,17 @@ function M.request(client, method, params, handler, bufnr)
       handler(err, result)
     end
   end, bufnr)
+end
+
+-- request_sync sends an LSP request and waits up to timeout_ms for its
+-- answer: { err, result }, or nil (and a reason) on a timeout or when it
+-- could not be sent.
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  local ok, answer, reason = pcall(call, client, "request_sync", method, params, timeout_ms, bufnr)
+  if not ok then
+    return nil, tostring(answer)
+  end
+  return answer, reason
 end
 
 -- cancel cancels a request sent with request.

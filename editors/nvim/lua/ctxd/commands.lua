@@ -2,6 +2,7 @@
 local client = require("ctxd.client")
 local config = require("ctxd.config")
 local contract = require("ctxd.contract")
+local errors = require("ctxd.errors")
 local render = require("ctxd.render")
 local request = require("ctxd.request")
 
@@ -260,7 +261,7 @@ local function target(cmd)
   local fallback = bufnr ~= vim.api.nvim_get_current_buf()
   if fallback then
     local ranged = type(cmd) == "table" and (cmd.range or 0) > 0
-    vim.notify(render.fallback_notice(client.label(bufnr), ranged), vim.log.levels.INFO)
+    vim.notify(render.fallback_notice(client.label(bufnr), ranged, errors.message_width()), vim.log.levels.INFO)
   end
   return bufnr, fallback
 end
@@ -269,34 +270,56 @@ local function info_of(bufnr, fallback)
   return { file = client.label(bufnr), fallback = fallback }
 end
 
-local function context_command(key, renderer)
+-- with_intent runs go(opts) once the user gave the optional intent (or
+-- none): ctxd.intents asks when ask is set and the ask_intent option is
+-- on (:CtxdBuild and :CtxdPrompt; a manifest or budget preview does not
+-- ask). The intent is remembered there.
+local function with_intent(ask, opts, go)
+  -- No question when no server can answer it: the command fails at once
+  -- with the reason (a missing binary) instead of after the question.
+  if not ask or (not client.get(opts.bufnr) and vim.fn.executable(config.get().cmd[1]) ~= 1) then
+    go(opts)
+    return
+  end
+  require("ctxd.intents").ask(function(intent)
+    if intent ~= "" then
+      opts.intent = intent
+    end
+    go(opts)
+  end)
+end
+
+local function context_command(key, renderer, ask)
   return function(cmd)
     local bufnr, fallback = target(cmd)
     if not bufnr then
       return
     end
     local parsed = M.parse(cmd.fargs, false)
-    local opts = options(cmd, bufnr, parsed)
     local purpose = parsed.purpose or config.get().purpose
-    require("ctxd")[key](opts, function(err, result, args)
-      if err or type(result) ~= "table" then
-        return
-      end
-      local info = info_of(bufnr, fallback)
-      info.purpose = purpose
-      info.show_content = config.get().show_content
-      info.selection = type(args) == "table" and type(args.selection) == "table" and args.selection.range or nil
-      info.range_ignored = fallback and (cmd.range or 0) > 0 and not opts.range
-      M.show(renderer(result, info))
+    with_intent(ask, options(cmd, bufnr, parsed), function(opts)
+      require("ctxd")[key](opts, function(err, result, args)
+        if err or type(result) ~= "table" then
+          return
+        end
+        local info = info_of(bufnr, fallback)
+        info.purpose = purpose
+        info.intent = opts.intent
+        info.show_content = config.get().show_content
+        info.selection = type(args) == "table" and type(args.selection) == "table" and args.selection.range or nil
+        info.range_ignored = fallback and (cmd.range or 0) > 0 and not opts.range
+        M.show(renderer(result, info))
+      end)
     end)
   end
 end
 
 -- build, manifest and budget implement :CtxdBuild, :CtxdManifest and
 -- :CtxdBudget: [range] [purpose] [symbol ...], results in the window.
-M.build = context_command("build_context", render.build)
-M.manifest = context_command("manifest", render.manifest)
-M.budget = context_command("budget", render.budget)
+-- :CtxdBuild asks for the optional intent first.
+M.build = context_command("build_context", render.build, true)
+M.manifest = context_command("manifest", render.manifest, false)
+M.budget = context_command("budget", render.budget, false)
 
 -- default_register is "+" when a clipboard provider exists, else the
 -- unnamed register.
@@ -311,8 +334,9 @@ function M.default_register()
   return "\""
 end
 
--- prompt implements :CtxdPrompt [register] [purpose] [symbol ...]: the
--- rendered messages go into the register, linewise.
+-- prompt implements :CtxdPrompt [register] [purpose] [symbol ...]: it
+-- asks for the optional intent, then the rendered messages go into the
+-- register, linewise, and one line that fits the screen sums them up.
 function M.prompt(cmd)
   local bufnr, fallback = target(cmd)
   if not bufnr then
@@ -320,13 +344,14 @@ function M.prompt(cmd)
   end
   local parsed = M.parse(cmd.fargs, true)
   local reg = parsed.register or M.default_register()
-  local opts = options(cmd, bufnr, parsed)
-  require("ctxd").render_prompt(opts, function(err, result)
-    if err or type(result) ~= "table" then
-      return
-    end
-    vim.fn.setreg(reg, render.prompt_text(result.prompt), "l")
-    vim.notify(render.prompt_summary(result, reg, info_of(bufnr, fallback)), vim.log.levels.INFO)
+  with_intent(true, options(cmd, bufnr, parsed), function(opts)
+    require("ctxd").render_prompt(opts, function(err, result)
+      if err or type(result) ~= "table" then
+        return
+      end
+      vim.fn.setreg(reg, render.prompt_text(result.prompt), "l")
+      vim.notify(render.prompt_summary(result, reg, info_of(bufnr, fallback), errors.message_width()), vim.log.levels.INFO)
+    end)
   end)
 end
 
@@ -340,8 +365,26 @@ function M.status(cmd)
     if err or type(result) ~= "table" then
       return
     end
-    M.show(render.index_status(result, info_of(bufnr, fallback)))
+    local info = info_of(bufnr, fallback)
+    info.modified = M.buffer_modified
+    M.show(render.index_status(result, info))
   end)
+end
+
+-- buffer_modified returns 'modified' of the loaded buffer of a file URI,
+-- or nil when no buffer of this Neovim holds it.
+function M.buffer_modified(uri)
+  local ok, name = pcall(vim.uri_to_fname, uri)
+  if not ok then
+    return nil
+  end
+  -- Not bufnr(name): it takes a pattern, which a path may look like.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == name then
+      return vim.bo[b].modified
+    end
+  end
+  return nil
 end
 
 -- change implements :[range]CtxdChange[!] [intent]: without an intent it
@@ -387,12 +430,53 @@ function M.change_log()
   M.show(render.change_log(log))
 end
 
--- complete offers the purposes for the context commands.
+-- symbol_items asks the server of the current buffer's workspace for
+-- the symbols matching query (workspace/symbol: exact names first, then
+-- prefixes, then names containing it; a query with a dot searches
+-- qualified names) and returns the names a command accepts, qualified by
+-- their container ("Store.List"), each once, in the server's order. No
+-- client is started for a completion; one still indexing, or slower than
+-- timeout_ms, gives none.
+function M.symbol_items(query, timeout_ms)
+  local bufnr = client.resolve_buf(0)
+  local c = bufnr and client.get(bufnr)
+  if not c or not c.initialized then
+    return {}
+  end
+  local answer = client.request_sync(c, "workspace/symbol", { query = query }, timeout_ms or 1000, bufnr)
+  if type(answer) ~= "table" or answer.err or type(answer.result) ~= "table" then
+    return {}
+  end
+  local out, seen = {}, {}
+  local lead = query:lower()
+  for _, sym in ipairs(answer.result) do
+    local name = type(sym.name) == "string" and sym.name or ""
+    local container = type(sym.containerName) == "string" and sym.containerName or ""
+    local item = container ~= "" and (container .. "." .. name) or name
+    -- A qualified query completes qualified names that contain it; the
+    -- server's other matches (a member whose own name contains the
+    -- query's last part) would replace what was typed with a stranger.
+    if name ~= "" and not seen[item] and (not lead:find("[.:]") or item:lower():find(lead, 1, true)) then
+      seen[item] = true
+      table.insert(out, item)
+    end
+  end
+  return out
+end
+
+-- complete offers, for the word being typed after a context command, the
+-- purposes that start with it, then the workspace's symbols that match
+-- it (symbol_items).
 function M.complete(arg_lead)
   local out = {}
   for _, p in ipairs(contract.purposes) do
     if p:sub(1, #arg_lead) == arg_lead then
       table.insert(out, p)
+    end
+  end
+  for _, s in ipairs(M.symbol_items(arg_lead)) do
+    if not config.contains(out, s) then
+      table.insert(out, s)
     end
   end
   return out

@@ -20,6 +20,13 @@ M.defaults = {
   statusline = true,
   show_content = true,
   start_timeout_ms = 10000,
+  -- :CtxdBuild and :CtxdPrompt ask for an optional intent (vim.ui.input);
+  -- the last intent_history ones are kept for <Up>.
+  ask_intent = true,
+  intent_history = 20,
+  -- Check at start that the binary speaks the plugin's protocol
+  -- (`ctxd version --json`), as the VS Code extension does.
+  check_protocol = true,
   -- Each entry is searched upwards from the buffer's directory in turn;
   -- the first entry found anywhere above the file decides the root. A
   -- nested list is one entry whose members are equally good (the nearest
@@ -249,6 +256,21 @@ M.schema = {
     end
   end,
   show_content = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  ask_intent = function(v)
+    if type(v) ~= "boolean" then
+      return "a boolean"
+    end
+  end,
+  intent_history = function(v)
+    if type(v) ~= "number" or v < 0 or v ~= math.floor(v) then
+      return "a whole number >= 0 (0 keeps no history)"
+    end
+  end,
+  check_protocol = function(v)
     if type(v) ~= "boolean" then
       return "a boolean"
     end

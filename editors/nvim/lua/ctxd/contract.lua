@@ -111,6 +111,8 @@ return {
   change_codes = { "CHANGE_MALFORMED", "CHANGE_OUTSIDE_SANDBOX", "CHANGE_NEVER_SEND_PATH", "CHANGE_NOT_IN_BUNDLE", "CHANGE_STALE", "CHANGE_CONTEXT_MISMATCH", "CHANGE_AMBIGUOUS_MATCH", "CHANGE_SYNTAX_ERROR", "CHANGE_SECRET" },
   skip_reasons = { "deny_rule", "gitignore", "binary", "encoding", "too_large", "outside_sandbox", "unreadable", "duplicate" },
   code_refused = -32803,
+  -- The command protocol this plugin speaks: `ctxd version --json` reports the server's.
+  protocol_version = 1,
   -- The JSON fields of each type, sorted; optional ones are listed in optional.
   types = {
     Block = { fields = { "block_id", "block_type", "content", "meta", "priority", "title" }, optional = {} },

@@ -99,24 +99,91 @@ function M.level(err)
   return levels.ERROR
 end
 
--- fits reports whether text shows whole in the message area: at most
--- max(2, rows) lines (rows: 'cmdheight'), none wider than columns - 1
--- (columns: 'columns'). A longer text is cut or needs a hit-enter prompt,
--- and some notification plugins show only its first line.
+-- message_width is how many display cells a message on the last line
+-- may take without a hit-enter prompt: Neovim asks for ENTER when a
+-- message reaches the column where 'showcmd' and 'ruler' are drawn (the
+-- ruler is there only without a status line of the last window).
+function M.message_width()
+  local columns = vim.o.columns
+  local ls = vim.o.laststatus
+  local last_status = ls >= 2 or (ls == 1 and #vim.api.nvim_tabpage_list_wins(0) > 1)
+  local reserved = 0
+  if vim.o.ruler and not last_status then
+    reserved = 18
+  end
+  if vim.o.showcmd then
+    reserved = reserved + 10
+    if not vim.o.ruler or last_status then
+      reserved = reserved + 1
+    end
+  end
+  return math.max(columns - reserved - 1, 20)
+end
+
+-- fits reports whether text shows whole in the message area without a
+-- hit-enter prompt: at most rows lines (rows: 'cmdheight'), the last no
+-- wider than message_width() and the others than the screen (columns
+-- given: every line at most columns - 1). Neovim asks to press ENTER for
+-- a message of more lines than 'cmdheight' (two lines with the default
+-- 1), and some notification plugins show only the first line.
 function M.fits(text, columns, rows)
-  columns = columns or vim.o.columns
-  rows = math.max(2, rows or vim.o.cmdheight)
+  local width = columns and columns - 1 or M.message_width()
+  rows = math.max(1, rows or vim.o.cmdheight)
   local lines = vim.split(text, "\n", { plain = true })
   if #lines > rows then
     return false
   end
-  for _, l in ipairs(lines) do
-    if vim.fn.strdisplaywidth(l) > columns - 1 then
+  for i, l in ipairs(lines) do
+    -- Only the last line shares its row with 'showcmd' and the ruler.
+    local room = (i < #lines and columns == nil) and vim.o.columns - 1 or width
+    if vim.fn.strdisplaywidth(l) > room then
       return false
     end
   end
   return true
 end
+
+-- one_line returns the first line of text cut to at most columns - 1
+-- display cells (columns nil: message_width()), ending in "…" when cut:
+-- a message that never needs a hit-enter prompt.
+function M.one_line(text, columns)
+  local width = math.max(columns and columns - 1 or M.message_width(), 1)
+  local line = vim.split(tostring(text), "\n", { plain = true })[1]
+  if vim.fn.strdisplaywidth(line) <= width then
+    return line
+  end
+  local chars = vim.fn.strchars(line)
+  local lo, hi = 0, chars
+  -- The longest prefix that leaves room for the ellipsis.
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if vim.fn.strdisplaywidth(vim.fn.strcharpart(line, 0, mid)) <= width - 1 then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return vim.fn.strcharpart(line, 0, lo) .. "…"
+end
+
+-- tail returns the end of text that fits in width display cells, after
+-- "…" when text is cut (a path keeps its file name).
+function M.tail(text, width)
+  text = tostring(text)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local chars = vim.fn.strchars(text)
+  local keep = chars
+  while keep > 1 and vim.fn.strdisplaywidth(vim.fn.strcharpart(text, chars - keep)) > width - 1 do
+    keep = keep - 1
+  end
+  return "…" .. vim.fn.strcharpart(text, chars - keep)
+end
+
+-- window_note follows the code in a refusal's one-line notification when
+-- its window shows the whole refusal.
+M.window_note = " (see the window)"
 
 -- notify shows err with vim.notify at its level. info: { file?,
 -- fallback? }: the file the request was for; with fallback (the command
@@ -124,9 +191,11 @@ end
 -- build over the hard limit whose message counts fewer tokens than the
 -- statusline shows gets a line naming both (render.refusal_budget_note).
 -- A refusal whose text does not fit in the message area (see fits) is
--- also shown whole, message and advice together, in a floating window
--- (see commands.show_refusal); vim.notify still gets it for :messages
--- and notification plugins.
+-- shown whole, message and advice together, in a floating window (see
+-- commands.show_refusal), and vim.notify gets one line that fits: its
+-- code, a pointer to the window and the start of its message. A longer
+-- text would make the user press ENTER before they could read the
+-- window.
 function M.notify(err, info)
   local text = M.format(err)
   local render = require("ctxd.render")
@@ -137,9 +206,15 @@ function M.notify(err, info)
   if note then
     text = text .. "\n" .. note
   end
-  if M.is_refusal(err) and not M.fits(text) then
+  if type(err) == "table" and err.code == M.kinds.START_FAILED.code and not M.fits(text) then
+    -- The server could not start: one line, as auto_attach gives it; the
+    -- rest is in :checkhealth ctxd.
+    text = require("ctxd").start_failed_line(err)
+  elseif M.is_refusal(err) and not M.fits(text) then
     local ok, msg = pcall(require("ctxd.commands").show_refusal, err, info)
-    if not ok then
+    if ok then
+      text = M.one_line(err.code .. M.window_note .. ": " .. err.message)
+    else
       text = text .. "\nctxd: could not open the refusal window: " .. tostring(msg)
     end
   end

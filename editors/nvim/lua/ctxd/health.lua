@@ -122,6 +122,42 @@ function M.check_change(r, cfg)
   end
 end
 
+-- install_advice is :checkhealth's advice when the binary is missing,
+-- for both ways of installing: a release archive (a ctxd binary beside
+-- nvim/) and a clone of the repository (no binary until it is built).
+M.install_advice = {
+  "from a release archive: put the archive's ctxd in a directory on PATH (e.g. ~/.local/bin), or point the plugin at it:"
+    .. " vim.g.ctxd = { cmd = { \"/path/to/ctxd\", \"serve\", \"--stdio\" } }",
+  "from a clone of the ctxd repository: `make build` in it writes bin/ctxd (Go needed); put that on PATH or in"
+    .. " vim.g.ctxd.cmd the same way",
+}
+
+-- no_client_advice is :checkhealth's advice when no client is attached.
+-- Nothing here assumes nvim-lspconfig (:LspInfo is its command on Neovim
+-- before 0.11) or a Neovim newer than 0.7.
+M.no_client_advice = {
+  "run :CtxdStatus: it starts the client, or its error says why it cannot",
+  "the LSP log has the server's stderr: :lua print(vim.lsp.get_log_path())",
+}
+
+-- check_protocol reports whether the binary speaks the plugin's protocol
+-- (client.decide_protocol; the client refuses to start one that does not).
+function M.check_protocol(r, cfg, exe)
+  local client = require("ctxd.client")
+  if not cfg.check_protocol then
+    r.info("the protocol check is off (check_protocol = false)")
+    return
+  end
+  local d = client.check_protocol(exe)
+  if d.kind == "match" then
+    r.ok("protocol: " .. d.message)
+  elseif d.kind == "mismatch" then
+    r.error("protocol: " .. d.message, { "no client is started with this binary" })
+  else
+    r.warn("protocol: " .. d.message, { "set check_protocol = false in vim.g.ctxd if cmd is a wrapper, not ctxd itself" })
+  end
+end
+
 function M.check()
   local r = reporter()
   local config = require("ctxd.config")
@@ -157,9 +193,9 @@ function M.check()
       r.error(string.format("`%s version` failed (exit %d): %s", exe, vim.v.shell_error, first_line(out)),
         { "check that cmd[1] is the ctxd binary" })
     end
+    M.check_protocol(r, cfg, exe)
   else
-    r.error(string.format("%q is not executable or not on PATH", exe),
-      { "build it with `make build` (bin/ctxd) and put it on PATH, or set vim.g.ctxd = { cmd = { \"/path/to/ctxd\", \"serve\", \"--stdio\" } }" })
+    r.error(string.format("%q is not executable or not on PATH", exe), M.install_advice)
   end
 
   M.check_change(r, cfg)
@@ -182,7 +218,7 @@ function M.check()
   else
     dir = root.find(name, cfg.root_markers)
     if cfg.auto_attach then
-      r.warn("no ctxd client is attached to this buffer", { "run :CtxdStatus to start one, or see :LspInfo / :checkhealth vim.lsp" })
+      r.warn("no ctxd client is attached to this buffer", M.no_client_advice)
     else
       r.info("no ctxd client is attached (auto_attach is off; commands start one on demand)")
     end

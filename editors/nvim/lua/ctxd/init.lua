@@ -236,8 +236,28 @@ function M.attach(bufnr)
   return client.attach(bufnr)
 end
 
+-- start_failed_line is the one line auto_attach shows for a server it
+-- could not start: the reason, cut to fit the screen, and where the rest
+-- is (:checkhealth ctxd reports the binary, its version and protocol).
+function M.start_failed_line(err, columns)
+  columns = columns or (errors.message_width() + 1)
+  local suffix = " (:checkhealth ctxd)"
+  if err.missing then
+    -- The path loses its start, not the words that say what happened.
+    local head = "ctxd: server not found: "
+    local room = columns - 1 - vim.fn.strdisplaywidth(head .. suffix)
+    return errors.one_line(head .. errors.tail(err.missing, math.max(room, 8)) .. suffix, columns)
+  end
+  local room = math.max(columns - vim.fn.strdisplaywidth(suffix), 12)
+  return errors.one_line(errors.one_line("ctxd: " .. tostring(err.message or ""), room) .. suffix, columns)
+end
+
 -- auto_attach is the plugin's autocmd callback: attach when the
--- auto_attach option is on. A missing binary is reported once.
+-- auto_attach option is on. A server that cannot start (a missing
+-- binary, another protocol) is reported once, as a one-line warning
+-- shown after the autocommand: an error raised inside it made Neovim
+-- print "Error detected while processing FileType Autocommands" and wait
+-- for ENTER.
 local reported_start = {}
 function M.auto_attach(bufnr)
   local cfg = config.get()
@@ -247,7 +267,9 @@ function M.auto_attach(bufnr)
   local id, err = client.attach(bufnr)
   if not id and err and err.code == errors.kinds.START_FAILED.code and not reported_start[err.message] then
     reported_start[err.message] = true
-    errors.notify(err)
+    vim.schedule(function()
+      vim.notify(M.start_failed_line(err), vim.log.levels.WARN)
+    end)
   end
 end
 

@@ -84,22 +84,6 @@ local function split_lines(text)
 end
 M.split_lines = split_lines
 
--- line_count counts the lines of text as wc -l does for a text that ends
--- with a line break, and counts a last line without one too: "" has 0
--- lines, "a" 1, "a\n" 1, "a\nb" 2, "a\nb\n" 2 (a trailing newline does
--- not start a new line). It is the server's count for non-file blocks.
-function M.line_count(text)
-  text = str(text)
-  if text == "" then
-    return 0
-  end
-  local _, n = text:gsub("\n", "")
-  if text:sub(-1) ~= "\n" then
-    n = n + 1
-  end
-  return n
-end
-
 -- lines_label turns a 0-based LSP range (as sent and as the server
 -- returns them) into 1-based line numbers for people: "line 49" or
 -- "lines 3-8". An end at character 0 of a later line ends on the line
@@ -292,13 +276,18 @@ M.fallback_note = "(the last file buffer: the current buffer is not a file ctxd 
 -- fallback_notice is the notification a command gives as it starts from
 -- a buffer that is not a file: which file it works on instead, and, when
 -- a range was typed, that the range is not sent (it numbers the lines of
--- the other buffer).
-function M.fallback_notice(file, ranged)
-  local text = "ctxd: working on " .. str(file) .. " " .. M.fallback_note
-  if ranged then
-    text = text .. "; the range is not sent"
+-- the other buffer). width (nil: no limit) is the most display cells it
+-- may take: the note gets shorter, then the path loses its start.
+function M.fallback_notice(file, ranged, width)
+  local range = ranged and "; the range is not sent" or ""
+  file = str(file)
+  local text = "ctxd: working on " .. file .. " " .. M.fallback_note .. range
+  if not width or vim.fn.strdisplaywidth(text) <= width then
+    return text
   end
-  return text
+  local short = " (the last file buffer)" .. range
+  local room = width - vim.fn.strdisplaywidth("ctxd: working on " .. short)
+  return "ctxd: working on " .. require("ctxd.errors").tail(file, math.max(room, 8)) .. short
 end
 
 local function header(out, title, info, manifest, extra)
@@ -315,6 +304,9 @@ local function header(out, title, info, manifest, extra)
   elseif info and info.range_ignored then
     table.insert(out, "- selection: none (the range was given in a buffer that is not this file)")
   end
+  if info and info.intent then
+    table.insert(out, "- intent: " .. (str(info.intent):gsub("[\r\n]+", " ")))
+  end
   if type(manifest) == "table" then
     table.insert(out, "- purpose: " .. str(manifest.purpose))
     if str(manifest.bundle_id) ~= "" then
@@ -327,20 +319,25 @@ local function header(out, title, info, manifest, extra)
   end
 end
 
--- block_rows lists the blocks with the size of what is sent: the bytes
--- and lines of each block's content (after slicing and redaction). The
--- meta's byte_size and line_count describe the whole file for file and
--- symbol blocks (docs/contract.md, "Blocks and their order"), so they are
--- not used here; the Included files table shows each file's size.
+-- block_rows lists the blocks with the bytes of what is sent (each
+-- block's own content, after slicing and redaction) and the server's line
+-- count (meta.line_count): of the whole file as read for file and symbol
+-- blocks, of the content for the others (docs/contract.md, "Blocks and
+-- their order"). No line is counted here: the same bundle shows the same
+-- numbers in every client (issue 32: 59 lines here, 60 in VS Code, for
+-- one file). A sliced block's title says which lines were sent.
 local function block_rows(blocks)
   local rows = {}
   for i, b in ipairs(blocks) do
     local meta = type(b.meta) == "table" and b.meta or {}
-    local content = str(b.content)
-    table.insert(rows, { i, b.priority, b.block_type, b.title, meta.path, #content, M.line_count(content) })
+    table.insert(rows, { i, b.priority, b.block_type, b.title, meta.path, #str(b.content), meta.line_count })
   end
   return rows
 end
+
+-- blocks_legend follows the Blocks table: what its two numbers count.
+M.blocks_legend = "_bytes_: the block's content as sent; _lines_: the server's line count, of the whole file for"
+  .. " file and symbol blocks (a sliced block's title names the lines sent), of the content for the others"
 
 -- build renders a ctxd.buildContext result. info: { file?, show_content? }.
 function M.build(result, info)
@@ -364,6 +361,8 @@ function M.build(result, info)
     table.insert(out, "_none_")
   else
     add_table(out, { "#", "priority", "type", "title", "path", "bytes", "lines" }, block_rows(blocks))
+    table.insert(out, "")
+    table.insert(out, M.blocks_legend)
   end
   redaction_section(out, result.redaction_report)
   fingerprints(out, result.manifest)
@@ -434,8 +433,11 @@ function M.prompt_text(prompt)
 end
 
 -- prompt_summary is the one-line message after :CtxdPrompt. info: {
--- file?, fallback? } names the file the prompt was built for.
-function M.prompt_summary(result, register, info)
+-- file?, fallback? } names the file the prompt was built for. width
+-- (nil: no limit) is the most display cells it may take: the artifact's
+-- path goes first, then the file, then the template, and what is still
+-- too wide is cut, so that it never needs a hit-enter prompt.
+function M.prompt_summary(result, register, info, width)
   info = info or {}
   local p = type(result.prompt) == "table" and result.prompt or {}
   local tc = type(p.token_counts) == "table" and p.token_counts or {}
@@ -443,8 +445,23 @@ function M.prompt_summary(result, register, info)
   if info.file then
     file = " for " .. info.file .. (info.fallback and (" " .. M.fallback_note) or "")
   end
-  return string.format("ctxd: prompt %s%s (%s messages, %s tokens of %s) in register %s; artifact %s",
-    str(p.template_id), file, #list(p.messages), str(tc.total), str(tc.hard_limit), register, str(result.prompt_artifact))
+  local core = string.format("(%s messages, %s tokens of %s) in register %s", #list(p.messages), str(tc.total),
+    str(tc.hard_limit), register)
+  local variants = {
+    string.format("ctxd: prompt %s%s %s; artifact %s", str(p.template_id), file, core, str(result.prompt_artifact)),
+    string.format("ctxd: prompt %s%s %s", str(p.template_id), file, core),
+    string.format("ctxd: prompt %s %s", str(p.template_id), core),
+    string.format("ctxd: prompt %s", core),
+  }
+  if not width then
+    return variants[1]
+  end
+  for _, v in ipairs(variants) do
+    if vim.fn.strdisplaywidth(v) <= width then
+      return v
+    end
+  end
+  return require("ctxd.errors").one_line(variants[#variants], width + 1)
 end
 
 -- index_status renders a ctxd.indexStatus result. info: { file?,
@@ -494,13 +511,44 @@ function M.index_status(result, info)
       add_table(out, { "skipped path", "reason", "detail" }, rows)
     end
   end
-  table_section(out, "Open documents", list(result.open_documents),
-    { "uri", "language", "version", "bytes", "lines", "saved", "sync" }, function(d)
+  local docs = list(result.open_documents)
+  local modified = type(info) == "table" and info.modified or function()
+    return nil
+  end
+  table_section(out, "Open documents", docs,
+    { "uri", "language", "version", "bytes", "lines", "disk", "sync" }, function(d)
       return { d.uri, d.language_id, d.version, d.byte_size, d.line_count,
-        d.saved == true and "yes" or "no", d.out_of_sync == true and "OUT OF SYNC" or "in sync" }
+        M.disk_state(d.saved, modified(d.uri)), d.out_of_sync == true and "OUT OF SYNC" or "in sync" }
     end)
+  if #docs > 0 then
+    table.insert(out, "")
+    table.insert(out, M.disk_legend)
+  end
   return out
 end
+
+-- disk_state says how an open document stands to its file on disk, for
+-- :CtxdStatus: the server's saved flag is true only once the editor
+-- saved this version (didSave), so a buffer opened and never changed is
+-- saved = false though it is the file. modified is the buffer's
+-- 'modified' in this Neovim (nil when it is not loaded here).
+function M.disk_state(saved, modified)
+  if modified == true then
+    return "unsaved changes"
+  end
+  if saved == true then
+    return "written (:w)"
+  end
+  if modified == false then
+    return "as read"
+  end
+  return "not written"
+end
+
+-- disk_legend follows the Open documents table.
+M.disk_legend = "_disk_: `as read` = unchanged since it was opened; `written (:w)` = saved since; `unsaved changes`"
+  .. " = edited, not saved; `not written` = not saved since it was opened (the server's `saved` flag is false), the"
+  .. " buffer is not loaded here. Either way ctxd sends the buffer's text, unsaved changes included."
 
 -- candidate is the label of an ambiguous-target candidate in a choice
 -- list: "Store.Put (method) internal/store/store.go:32".

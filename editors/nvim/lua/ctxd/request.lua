@@ -276,10 +276,13 @@ function M.build(opts, ctx)
   end
 
   if type(opts.intent) == "string" then
-    req.intent = { id = "nvim-intent", text = opts.intent }
+    -- An empty intent is no intent (the server refuses an empty text).
+    if vim.trim(opts.intent) ~= "" then
+      req.intent = { id = M.intent_id, text = opts.intent }
+    end
   elseif type(opts.intent) == "table" then
     req.intent = copy(opts.intent)
-    req.intent.id = req.intent.id or "nvim-intent"
+    req.intent.id = req.intent.id or M.intent_id
   end
 
   if type(opts.constraints) == "table" then
@@ -301,7 +304,6 @@ function M.build(opts, ctx)
   if type(opts.plan_step) == "table" then
     req.plan_step = copy(opts.plan_step)
     req.plan_step.id = req.plan_step.id or "nvim-plan-step"
-    req.plan_step.text = req.plan_step.text or ""
   end
 
   if type(opts.user_selected_targets) == "table" then
@@ -355,12 +357,21 @@ function M.build(opts, ctx)
   return req
 end
 
+-- The ids the editors give what the user typed, the same in VS Code and
+-- Neovim (editors/vscode/src/request.ts: UserIntentId, SymbolPlanStepId;
+-- docs/editors.md): the system block names the intent's id, and the
+-- correlation_id a build derives hashes the whole request, so an id of
+-- its own per editor would make the same request two bundles.
+M.intent_id = "user"
+M.symbols_plan_step_id = "symbols"
+
 -- symbols_plan_step is the plan step a command sends for symbol names
--- typed after the purpose (:CtxdBuild plan Store.List).
+-- typed after the purpose (:CtxdBuild plan Store.List): the names as
+-- target_symbols and no text, since the user typed no plan step (a text
+-- would be a line of the system block the user never wrote).
 function M.symbols_plan_step(symbols)
   return {
-    id = "nvim-symbols",
-    text = "Work on " .. table.concat(symbols, ", "),
+    id = M.symbols_plan_step_id,
     target_symbols = symbols,
   }
 end
