@@ -88,9 +88,11 @@ func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts O
 	whole := e.root
 	for {
 		// The memo of texts read stays: it depends on the files, not
-		// on the graph.
+		// on the graph. Only the candidates step asks the graph: a run
+		// that may not be the last stops after it, and the last goes
+		// on from its candidates.
 		e.root = d.Root()
-		out, err := e.run(ctx)
+		c, err := e.candidates(ctx)
 		if ctx.Err() != nil {
 			return outputs{}, ctx.Err()
 		}
@@ -102,7 +104,10 @@ func runOnDemand(ctx context.Context, snap *index.Snapshot, req *Request, opts O
 			if opts.OnDemand != nil {
 				opts.OnDemand(d.Files(), d.Runs())
 			}
-			return out, err
+			if err != nil {
+				return outputs{}, err
+			}
+			return e.runFrom(ctx, c)
 		}
 		if d.Complete() {
 			// Every file is parsed now (Demand answered nil had they
@@ -125,6 +130,11 @@ func (e *env) run(ctx context.Context) (outputs, error) {
 	if err != nil {
 		return outputs{}, err
 	}
+	return e.runFrom(ctx, c)
+}
+
+// runFrom runs the steps after the candidates step.
+func (e *env) runFrom(ctx context.Context, c candidates) (outputs, error) {
 	s, err := e.exclusions(c)
 	if err != nil {
 		return outputs{}, err
