@@ -544,6 +544,8 @@ func TestBuildSelect(t *testing.T) {
 	for name, args := range map[string][]string{
 		"select":            {"--select", "b/b.go#C.Add", "--format", "json"},
 		"select and target": {"--target", "b/b.go", "--select", "b/b.go#C.Add", "--format", "json"},
+		// A file alone answers "which file" when it holds one of them.
+		"select path alone": {"--select", "a/a.go", "--format", "json"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(base, args...)...)
@@ -551,10 +553,51 @@ func TestBuildSelect(t *testing.T) {
 				t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
 			}
 			res := decodeResult(t, stdout)
-			if diff := cmp.Diff([]string{"C.Add"}, res.Manifest.Selection.TargetSymbols); diff != "" {
+			want := []string{"C.Add"}
+			if name == "select path alone" {
+				want = []string{"A.Add"}
+			}
+			if diff := cmp.Diff(want, res.Manifest.Selection.TargetSymbols); diff != "" {
 				t.Errorf("target symbols (-want +got):\n%s", diff)
 			}
 		})
+	}
+	t.Run("path alone still ambiguous", func(t *testing.T) {
+		// b/b.go defines B.Add and C.Add: the file does not say which.
+		r, _ := refused(t, "--select", "b/b.go")
+		if len(r.Candidates) != 3 {
+			t.Errorf("candidates %+v, want all three", r.Candidates)
+		}
+	})
+}
+
+// TestBuildSelectWithoutSymbol: --select PATH#SYMBOL without --symbol
+// narrows the file to the symbol, and a symbol the file does not define is
+// refused naming it and its close matches, never built as the whole file.
+func TestBuildSelectWithoutSymbol(t *testing.T) {
+	dir := indextest.WriteTree(t, ambiguousWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff"}
+	code, stdout, stderr := runCLI(t, append(base, "--select", "b/b.go#C.Add", "--format", "json")...)
+	if code != exitOK {
+		t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
+	}
+	res := decodeResult(t, stdout)
+	got := [2][]string{res.Manifest.Selection.TargetFiles, res.Manifest.Selection.TargetSymbols}
+	if diff := cmp.Diff([2][]string{{"b/b.go"}, {"C.Add"}}, got); diff != "" {
+		t.Errorf("target files and symbols (-want +got):\n%s", diff)
+	}
+
+	code, stdout, stderr = runCLI(t, append(base, "--select", "b/b.go#C.Ad")...)
+	if code != exitRefused {
+		t.Fatalf("exit code = %d, want %d; stderr:\n%s", code, exitRefused, stderr)
+	}
+	for _, w := range []string{`REFUSE_TARGET_NOT_FOUND`, `"C.Ad" is not defined in b/b.go`, "close matches: C.Add"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if !strings.Contains(stdout, `"refusal"`) {
+		t.Errorf("stdout holds no refusal:\n%s", stdout)
 	}
 }
 
