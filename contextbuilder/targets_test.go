@@ -51,7 +51,9 @@ func TestTargetNames(t *testing.T) {
 	sym := func(names ...string) *contextbuilder.PlanStep {
 		return &contextbuilder.PlanStep{ID: "s", TargetSymbols: names}
 	}
-	sel := func(p, s string) []contextbuilder.UserTarget { return []contextbuilder.UserTarget{{Path: p, Symbol: s}} }
+	sel := func(p, s string) []contextbuilder.UserTarget {
+		return []contextbuilder.UserTarget{{Path: p, Symbol: s}}
+	}
 	tests := []struct {
 		name     string
 		step     *contextbuilder.PlanStep
