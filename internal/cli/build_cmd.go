@@ -94,9 +94,11 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 		req.Intent = &contextbuilder.Intent{ID: "cli", Text: f.intent}
 	}
 	if len(f.targets) > 0 || len(f.symbols) > 0 || len(f.newFiles) > 0 {
+		// The plan step has no text of its own: the command line has
+		// one --intent, and a prompt that printed it again as the plan
+		// step would say the same thing twice.
 		req.PlanStep = &contextbuilder.PlanStep{
 			ID:            "cli",
-			Text:          f.intent,
 			TargetFiles:   append([]string(nil), f.targets...),
 			TargetSymbols: append([]string(nil), f.symbols...),
 			NewFiles:      append([]string(nil), f.newFiles...),
@@ -144,6 +146,91 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 		req.Thread, _ = json.Marshal(th) // strings and a string list always encode
 	}
 	return req
+}
+
+// check finds the usage errors the request's validation would report in
+// its JSON terms, and says them in the command line's: a flag given blank,
+// a thread flag without the others, a diff without a target.
+func (f *buildFlags) check(fs *flag.FlagSet) error {
+	given := func(name string) bool { return flagSet(fs, name) }
+	switch {
+	case given("intent") && strings.TrimSpace(f.intent) == "":
+		return errors.New("--intent is blank: give the request in words, or leave the flag out")
+	case given("last-error") && strings.TrimSpace(f.lastError) == "":
+		return errors.New("--last-error is blank: give the previous attempt's error message, or leave the flag out")
+	case f.threadID != "" && f.turnID == "":
+		return errors.New("--thread-id needs --turn-id (the turn of the thread this build is for)")
+	case f.threadID == "" && (f.turnID != "" || f.parentTurn != "" || len(f.refs) > 0):
+		return errors.New("--turn-id, --parent-turn-id and --ref need --thread-id (the thread they belong to)")
+	case f.purpose == string(contextbuilder.PurposeDiff) && len(f.targets) == 0 && len(f.symbols) == 0 && len(f.newFiles) == 0 && len(f.selects) == 0:
+		return errors.New("--purpose diff needs a target: --target PATH[:L1-L2], --symbol NAME, --select PATH[#SYMBOL] or --new-file PATH")
+	}
+	for i, c := range f.constraints {
+		if strings.TrimSpace(c) == "" {
+			return fmt.Errorf("--constraint #%d is blank", i+1)
+		}
+	}
+	return nil
+}
+
+// requestFlags are the command-line flags of the build request's fields,
+// for error messages: the builder names the JSON field ("model.max_input_tokens"),
+// which a person at a shell never wrote.
+var requestFlags = map[string]string{
+	"purpose":                        "--purpose",
+	"intent":                         "--intent",
+	"intent.text":                    "--intent",
+	"last_error":                     "--last-error",
+	"last_error.message":             "--last-error",
+	"model":                          "--model",
+	"model.model":                    "--model",
+	"model.max_input_tokens":         "--max-input-tokens",
+	"model.max_output_tokens":        "--max-output-tokens",
+	"model.response_token_reserve":   "--response-token-reserve",
+	"model.soft_limit_threshold_pct": "--soft-limit-pct",
+	"plan_step":                      "--target",
+	"plan_step.target_files":         "--target",
+	"plan_step.target_symbols":       "--symbol",
+	"plan_step.new_files":            "--new-file",
+	"user_selected_targets":          "--select",
+	"skill":                          "--skill",
+	"thread.thread_id":               "--thread-id",
+	"thread.turn_id":                 "--turn-id",
+	"thread.parent_turn_id":          "--parent-turn-id",
+	"thread.declared_refs":           "--ref",
+	"declared_refs":                  "--ref",
+	"template_id":                    "--template",
+}
+
+// quotedField is a request field as the builder's messages quote it, with
+// the word "field" before it when there is one, and an index:
+// field "constraints[0].text", "model.max_input_tokens".
+var quotedField = regexp.MustCompile(`(?:fields? )?"([a-z_]+(?:\[[0-9]+\])?(?:\.[a-z_]+)*)"`)
+
+// flagTerms rewrites the request fields a message names as the flags that
+// set them (see requestFlags); a field without a flag (one of
+// .ctxd/config.json, such as model.provider) is left as the message wrote
+// it. Translating here, at the edge, keeps the builder's messages in the
+// JSON terms that LSP and MCP clients read.
+func flagTerms(msg string) string {
+	return quotedField.ReplaceAllStringFunc(msg, func(m string) string {
+		name := quotedField.FindStringSubmatch(m)[1]
+		key := name
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			key = name[:i] + name[strings.IndexByte(name, ']')+1:]
+		}
+		if fl, ok := requestFlags[key]; ok {
+			return fl
+		}
+		if strings.HasPrefix(key, "constraints") {
+			n := 0
+			if i := strings.IndexByte(name, '['); i >= 0 {
+				n, _ = strconv.Atoi(name[i+1 : strings.IndexByte(name, ']')])
+			}
+			return fmt.Sprintf("--constraint #%d", n+1)
+		}
+		return m
+	})
 }
 
 // runBuild indexes one folder exactly as `ctxd index` (and the server) do,
@@ -201,6 +288,12 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.purpose == "" {
 		return fail(exitUsage, "--purpose is required (intent, plan or diff)")
 	}
+	if *template != "" && *format != outPrompt {
+		return fail(exitUsage, "--template %s applies to --format prompt only (got --format %s)", *template, *format)
+	}
+	if err := f.check(fs); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	dir, err := rootDir(*root)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -221,13 +314,20 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(exitUsage, "%v", err)
 		}
 	}
+	for _, v := range f.newFiles {
+		if !index.IsFileURI(v) && !filepath.IsAbs(v) {
+			if err := checkNotDir("--new-file", dir, v); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	req := f.request(set)
 	// Validate before indexing: a request the builder would reject is a
 	// usage error, and there is no point in scanning the workspace first.
 	if err := req.Validate(); err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(exitUsage, "%s", flagTerms(err.Error()))
 	}
 	logger, closeLog, err := newLogger(*level, "", stderr)
 	if err != nil {
@@ -282,7 +382,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case workspace.FailRefused:
 			return printRefusal("build", f.Refusal, stdout, stderr, targetFiles(f.Refusal, req)...)
 		case workspace.FailInvalid:
-			return fail(exitUsage, "%v", err)
+			return fail(exitUsage, "%s", flagTerms(err.Error()))
 		default:
 			return fail(exitInternal, "%v", err)
 		}
@@ -450,14 +550,36 @@ func checkTarget(root, v string) error {
 	if v == "" {
 		return errors.New("--target: empty path")
 	}
-	if index.IsFileURI(v) || filepath.IsAbs(v) || existsUnder(root, v) {
+	if index.IsFileURI(v) || filepath.IsAbs(v) {
 		return nil
+	}
+	if existsUnder(root, v) {
+		return checkNotDir("--target", root, v)
 	}
 	file, suffix := splitTargetRange(v)
 	if file != v && !lineRange.MatchString(suffix) {
 		return fmt.Errorf("--target %s: %q is not a line range: want PATH or PATH:L1-L2 (1-based, inclusive; e.g. %s:10-20)", v, suffix, file)
 	}
-	return checkExists("--target", root, file)
+	if err := checkExists("--target", root, file); err != nil {
+		return err
+	}
+	return checkNotDir("--target", root, file)
+}
+
+// checkNotDir is the usage error of a directory given where a file is
+// meant: the builder would look it up as a file and answer that it does
+// not exist, which misleads.
+func checkNotDir(flagName, root, rel string) error {
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	// Stat, not Lstat: a link to a directory is a directory to the user;
+	// a link that leaves the root is still the builder's to refuse.
+	if info, err := os.Stat(filepath.Join(root, clean)); err == nil && info.IsDir() {
+		return fmt.Errorf("%s %s is a directory: name a file in it (targets are files; repeat the flag for several, or use --symbol NAME to find a definition)", flagName, rel)
+	}
+	return nil
 }
 
 // checkSelect checks a --select value before anything is indexed: it
@@ -473,7 +595,10 @@ func checkSelect(root, v string) error {
 	if index.IsFileURI(u.Path) || filepath.IsAbs(u.Path) {
 		return nil
 	}
-	return checkExists("--select", root, u.Path)
+	if err := checkExists("--select", root, u.Path); err != nil {
+		return err
+	}
+	return checkNotDir("--select", root, u.Path)
 }
 
 // parseSelect splits a --select value at its last "#": a path holds a "#"

@@ -93,7 +93,7 @@ func TestBuildUsage(t *testing.T) {
 		{name: "max input tokens not a number", args: append(base, "--purpose", "plan", "--max-input-tokens", "lots"), wantCode: 2, wantStderr: "-max-input-tokens"},
 		{name: "bad log level", args: append(base, "--purpose", "plan", "--log-level", "loud"), wantCode: 2, wantStderr: "--log-level"},
 		{name: "diff without a target", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "needs a target"},
-		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "constraints[0].text"},
+		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "--constraint #1 is blank"},
 		{name: "malformed line range", args: append(base, "--purpose", "diff", "--target", "main.go:5-2"), wantCode: 2, wantStderr: "invalid build request"},
 		{name: "line range not numbers", args: append(base, "--purpose", "diff", "--target", "main.go:abc"), wantCode: 2, wantStderr: `--target main.go:abc: "abc" is not a line range`},
 		{name: "empty line range", args: append(base, "--purpose", "diff", "--target", "main.go:"), wantCode: 2, wantStderr: "is not a line range"},
@@ -107,8 +107,32 @@ func TestBuildUsage(t *testing.T) {
 		{name: "help lists exit codes", args: []string{"build", "--help"}, wantStdout: "Exit codes:\n  0  built"},
 		{name: "help names refused", args: []string{"build", "--help"}, wantStdout: "3  refused"},
 		{name: "help names select", args: []string{"build", "--help"}, wantStdout: "-select"},
-		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "response_token_reserve"},
-		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "soft_limit_threshold_pct"},
+		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "--response-token-reserve (100) must be less than --max-input-tokens (100)"},
+		// Issue 32: errors name the flags, never the JSON fields of the
+		// request the flags make.
+		{name: "negative max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "-5"), wantCode: 2, wantStderr: "ctxd build: invalid build request: --max-input-tokens must be positive, got -5\n"},
+		{name: "empty model", args: append(base, "--purpose", "plan", "--model", ""), wantCode: 2, wantStderr: "ctxd build: invalid build request: --model must not be empty\n"},
+		{name: "diff names the target flags", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "--purpose diff needs a target: --target PATH[:L1-L2], --symbol NAME, --select PATH[#SYMBOL] or --new-file PATH"},
+		{name: "thread id without turn id", args: append(base, "--purpose", "plan", "--thread-id", "T"), wantCode: 2, wantStderr: "--thread-id needs --turn-id"},
+		{name: "turn id without thread id", args: append(base, "--purpose", "plan", "--turn-id", "2"), wantCode: 2, wantStderr: "need --thread-id"},
+		{name: "ref without thread id", args: append(base, "--purpose", "plan", "--ref", "intent:1"), wantCode: 2, wantStderr: "need --thread-id"},
+		{name: "blank intent", args: append(base, "--purpose", "plan", "--intent", " "), wantCode: 2, wantStderr: "--intent is blank"},
+		{name: "blank last error", args: append(base, "--purpose", "plan", "--last-error", ""), wantCode: 2, wantStderr: "--last-error is blank"},
+		{name: "second constraint blank", args: append(base, "--purpose", "plan", "--constraint", "ok", "--constraint", ""), wantCode: 2, wantStderr: "--constraint #2 is blank"},
+		{name: "line past the end", args: append(base, "--purpose", "diff", "--target", "main.go:90"), wantCode: 2, wantStderr: "line 90 is past the end of the file"},
+		// Issue 32: a directory is not a missing file.
+		{name: "target is a directory", args: append(base, "--purpose", "diff", "--target", "cart"), wantCode: 2, wantStderr: "--target cart is a directory: name a file in it"},
+		{name: "target is a directory with a range", args: append(base, "--purpose", "diff", "--target", "cart:1-2"), wantCode: 2, wantStderr: "--target cart is a directory"},
+		{name: "select is a directory", args: append(base, "--purpose", "diff", "--select", "cart#Cart.Add"), wantCode: 2, wantStderr: "--select cart is a directory"},
+		{name: "new file is a directory", args: append(base, "--purpose", "diff", "--new-file", "cart"), wantCode: 2, wantStderr: "--new-file cart is a directory"},
+		// Issue 32: flags that would be ignored or mean nothing are errors.
+		{name: "template without prompt", args: append(base, "--purpose", "plan", "--template", "default-plan"), wantCode: 2, wantStderr: "--template default-plan applies to --format prompt only (got --format summary)"},
+		{name: "template with json", args: append(base, "--purpose", "plan", "--format", "json", "--template", "default-plan"), wantCode: 2, wantStderr: "applies to --format prompt only"},
+		{name: "max file size zero", args: append(base, "--purpose", "plan", "--max-file-size", "0"), wantCode: 2, wantStderr: "must be a positive number of bytes, got 0"},
+		{name: "max file size negative", args: append(base, "--purpose", "plan", "--max-file-size", "-1"), wantCode: 2, wantStderr: "must be a positive number of bytes, got -1"},
+		{name: "max file size not a number", args: append(base, "--purpose", "plan", "--max-file-size", "big"), wantCode: 2, wantStderr: "not a number of bytes"},
+		{name: "help shows max file size default", args: []string{"build", "--help"}, wantStdout: "-max-file-size BYTES"},
+		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "--soft-limit-pct must be between 1 and 100"},
 	}
 	runCLICases(t, tests)
 }
@@ -569,6 +593,37 @@ func TestBuildSelect(t *testing.T) {
 			t.Errorf("candidates %+v, want all three", r.Candidates)
 		}
 	})
+}
+
+// TestBuildPromptIntentOnce: the command line's --intent is the intent,
+// not also the plan step's text: the prompt does not repeat it as the plan
+// step.
+func TestBuildPromptIntentOnce(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	const intent = "make Add reject an empty SKU"
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--purpose", "diff",
+		"--target", "cart/cart.go", "--intent", intent, "--format", "prompt")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Prompt struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		} `json:"prompt"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Prompt.Messages) == 0 {
+		t.Fatalf("decoding the prompt: %v\n%s", err, stdout)
+	}
+	for i, m := range out.Prompt.Messages {
+		if strings.Contains(m.Content, "Plan step (cli):") || strings.Contains(m.Content, "Plan step: "+intent) {
+			t.Errorf("message %d repeats the intent as the plan step:\n%s", i, m.Content)
+		}
+		if n := strings.Count(m.Content, intent); n > 1 {
+			t.Errorf("message %d holds the intent %d times:\n%s", i, n, m.Content)
+		}
+	}
 }
 
 // TestBuildSelectWithoutSymbol: --select PATH#SYMBOL without --symbol

@@ -174,10 +174,17 @@ func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
 			fmt.Fprintf(stderr, "Run 'ctxd %s --help' for the flags.\n", name)
 			return
 		}
-		fmt.Fprintf(stdout, "Usage: ctxd %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(errOut)
+		fmt.Fprintf(stdout, "Usage: ctxd %s\n", synopsis)
+		// A command without flags (explain) gets no empty "Flags:"
+		// heading.
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(stdout, "\nFlags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(errOut)
+		}
 		if codes := exitCodeHelp[name]; codes != "" {
 			fmt.Fprintf(stdout, "\nExit codes:\n%s", codes)
 		}
