@@ -175,7 +175,8 @@ func (f *buildFlags) check(fs *flag.FlagSet) error {
 
 // requestFlags are the command-line flags of the build request's fields,
 // for error messages: the builder names the JSON field ("model.max_input_tokens"),
-// which a person at a shell never wrote.
+// which a person at a shell never wrote. An index is left out of a key:
+// "constraints[1].text" is looked up as "constraints.text".
 var requestFlags = map[string]string{
 	"purpose":                        "--purpose",
 	"intent":                         "--intent",
@@ -193,6 +194,10 @@ var requestFlags = map[string]string{
 	"plan_step.target_symbols":       "--symbol",
 	"plan_step.new_files":            "--new-file",
 	"user_selected_targets":          "--select",
+	"user_selected_targets.path":     "--select",
+	"user_selected_targets.symbol":   "--select",
+	"constraints":                    "--constraint",
+	"constraints.text":               "--constraint",
 	"skill":                          "--skill",
 	"thread.thread_id":               "--thread-id",
 	"thread.turn_id":                 "--turn-id",
@@ -205,31 +210,30 @@ var requestFlags = map[string]string{
 // quotedField is a request field as the builder's messages quote it, with
 // the word "field" before it when there is one, and an index:
 // field "constraints[0].text", "model.max_input_tokens".
-var quotedField = regexp.MustCompile(`(?:fields? )?"([a-z_]+(?:\[[0-9]+\])?(?:\.[a-z_]+)*)"`)
+var quotedField = regexp.MustCompile(`(?:fields? )?"([a-z_]+(?:\[[0-9]+\])?(?:\.[a-z_]+(?:\[[0-9]+\])?)*)"`)
+
+// fieldIndex is an index in a field name.
+var fieldIndex = regexp.MustCompile(`\[([0-9]+)\]`)
 
 // flagTerms rewrites the request fields a message names as the flags that
-// set them (see requestFlags); a field without a flag (one of
-// .ctxd/config.json, such as model.provider) is left as the message wrote
-// it. Translating here, at the edge, keeps the builder's messages in the
-// JSON terms that LSP and MCP clients read.
-func flagTerms(msg string) string {
+// set them (flags maps a field, its indexes left out, to its flag); an
+// indexed field is the flag's occurrence, counted from 1 ("--constraint
+// #2"). A field without a flag (one of .ctxd/config.json, such as
+// model.provider) is left as the message wrote it. Translating here, at
+// the edge, keeps the layers below in the JSON terms that LSP and MCP
+// clients read.
+func flagTerms(msg string, flags map[string]string) string {
 	return quotedField.ReplaceAllStringFunc(msg, func(m string) string {
 		name := quotedField.FindStringSubmatch(m)[1]
-		key := name
-		if i := strings.IndexByte(name, '['); i >= 0 {
-			key = name[:i] + name[strings.IndexByte(name, ']')+1:]
+		fl, ok := flags[fieldIndex.ReplaceAllString(name, "")]
+		if !ok {
+			return m
 		}
-		if fl, ok := requestFlags[key]; ok {
-			return fl
+		if idx := fieldIndex.FindAllStringSubmatch(name, -1); len(idx) > 0 {
+			n, _ := strconv.Atoi(idx[len(idx)-1][1])
+			fl += fmt.Sprintf(" #%d", n+1)
 		}
-		if strings.HasPrefix(key, "constraints") {
-			n := 0
-			if i := strings.IndexByte(name, '['); i >= 0 {
-				n, _ = strconv.Atoi(name[i+1 : strings.IndexByte(name, ']')])
-			}
-			return fmt.Sprintf("--constraint #%d", n+1)
-		}
-		return m
+		return fl
 	})
 }
 
@@ -327,7 +331,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Validate before indexing: a request the builder would reject is a
 	// usage error, and there is no point in scanning the workspace first.
 	if err := req.Validate(); err != nil {
-		return fail(exitUsage, "%s", flagTerms(err.Error()))
+		return fail(exitUsage, "%s", flagTerms(err.Error(), requestFlags))
 	}
 	logger, closeLog, err := newLogger(*level, "", stderr)
 	if err != nil {
@@ -382,7 +386,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case workspace.FailRefused:
 			return printRefusal("build", f.Refusal, stdout, stderr, targetFiles(f.Refusal, req)...)
 		case workspace.FailInvalid:
-			return fail(exitUsage, "%s", flagTerms(err.Error()))
+			return fail(exitUsage, "%s", flagTerms(err.Error(), requestFlags))
 		default:
 			return fail(exitInternal, "%v", err)
 		}

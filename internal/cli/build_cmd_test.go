@@ -137,6 +137,26 @@ func TestBuildUsage(t *testing.T) {
 	runCLICases(t, tests)
 }
 
+// TestFlagTerms: the request fields an error names become the flags that
+// set them, an index the flag's occurrence; a field without a flag stays.
+func TestFlagTerms(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`field "model.max_input_tokens" must be positive, got -5`, `--max-input-tokens must be positive, got -5`},
+		{`field "model.response_token_reserve" (9) must be less than "model.max_input_tokens" (8)`, `--response-token-reserve (9) must be less than --max-input-tokens (8)`},
+		{`field "constraints[1].text" is required`, `--constraint #2 is required`},
+		{`invalid thread: field "thread.turn_id" is empty`, `invalid thread: --turn-id is empty`},
+		{`invalid thread: field "thread.declared_refs[2]" is empty`, `invalid thread: --ref #3 is empty`},
+		{`field "user_selected_targets[0].path" is required`, `--select #1 is required`},
+		{`field "model.provider" must not be empty`, `field "model.provider" must not be empty`},
+		{`target "a.go" does not exist`, `target "a.go" does not exist`},
+	}
+	for _, tt := range tests {
+		if got := flagTerms(tt.in, requestFlags); got != tt.want {
+			t.Errorf("flagTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // decodeResult decodes --format json output strictly and validates it
 // against the schema of ctxd.buildContext's result.
 func decodeResult(t *testing.T, stdout string) *contextbuilder.Result {
