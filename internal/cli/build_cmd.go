@@ -26,6 +26,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
+	"github.com/ctxd/ctxd/workspace/policy"
 )
 
 // exitRefused is the exit code of a build the context builder refused
@@ -173,6 +174,38 @@ func (f *buildFlags) check(fs *flag.FlagSet) error {
 	return nil
 }
 
+// checkModel finds, before anything is indexed, the model error the build
+// would fail with: a --model that ctxd's table does not know, without
+// --max-input-tokens, or limits that do not fit together. It merges the
+// flags over .ctxd/config.json's model as the build does; a config that
+// does not load is left to the build, which reports it.
+func checkModel(root string, r *contextbuilder.ModelRequest) error {
+	if r == nil {
+		return nil
+	}
+	var c contextbuilder.Config
+	if cfg, err := policy.Load(root); err == nil {
+		m := cfg.File.Model
+		c.Model = contextbuilder.Model{Provider: m.Provider, Model: m.Model, MaxInputTokens: m.MaxInputTokens, MaxOutputTokens: m.MaxOutputTokens,
+			ResponseTokenReserve: m.ResponseTokenReserve, SoftLimitThresholdPct: m.SoftLimitThresholdPct}
+	}
+	_, err := contextbuilder.EffectiveModel(c, r)
+	if err == nil {
+		return nil
+	}
+	msg := flagTerms(err.Error(), requestFlags)
+	if r.Model != nil && r.MaxInputTokens == nil && strings.TrimSpace(*r.Model) != "" {
+		if _, known := contextbuilder.LookupModel(*r.Model); !known {
+			var names []string
+			for _, k := range contextbuilder.KnownModels() {
+				names = append(names, k.Name)
+			}
+			msg += "; give --max-input-tokens N (the model's context window), or name a model ctxd knows: " + strings.Join(names, ", ")
+		}
+	}
+	return errors.New(msg)
+}
+
 // requestFlags are the command-line flags of the build request's fields,
 // for error messages: the builder names the JSON field ("model.max_input_tokens"),
 // which a person at a shell never wrote. An index is left out of a key:
@@ -252,8 +285,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.intent, "intent", "", "the user's request in words")
 	fs.Var(&f.constraints, "constraint", "a user constraint (repeatable)")
 	fs.StringVar(&f.lastError, "last-error", "", "error message of a previous attempt, for retries")
-	fs.StringVar(&f.model, "model", "", "model name (default from the config)")
-	fs.IntVar(&f.maxInput, "max-input-tokens", 0, "model's maximum input tokens (default from the config)")
+	fs.StringVar(&f.model, "model", "", "model name (default from the config); ctxd knows the context window of common OpenAI, Anthropic and Google models,\n"+
+		"e.g. gpt-4.1 or anthropic/claude-sonnet-4; another model needs --max-input-tokens")
+	fs.IntVar(&f.maxInput, "max-input-tokens", 0, "model's maximum input tokens (default: the --model's window from ctxd's table, else the config's)")
 	fs.IntVar(&f.maxOutput, "max-output-tokens", 0, "model's maximum output tokens (default from the config)")
 	fs.IntVar(&f.reserve, "response-token-reserve", 0, "tokens reserved for the response (default from the config)")
 	fs.IntVar(&f.softPct, "soft-limit-pct", 0, "soft limit as a percentage of the hard limit, 1 to 100 (default from the config)")
@@ -332,6 +366,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// usage error, and there is no point in scanning the workspace first.
 	if err := req.Validate(); err != nil {
 		return fail(exitUsage, "%s", flagTerms(err.Error(), requestFlags))
+	}
+	if err := checkModel(dir, req.Model); err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 	logger, closeLog, err := newLogger(*level, "", stderr)
 	if err != nil {

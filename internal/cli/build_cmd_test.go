@@ -132,6 +132,9 @@ func TestBuildUsage(t *testing.T) {
 		{name: "max file size negative", args: append(base, "--purpose", "plan", "--max-file-size", "-1"), wantCode: 2, wantStderr: "must be a positive number of bytes, got -1"},
 		{name: "max file size not a number", args: append(base, "--purpose", "plan", "--max-file-size", "big"), wantCode: 2, wantStderr: "not a number of bytes"},
 		{name: "help shows max file size default", args: []string{"build", "--help"}, wantStdout: "-max-file-size BYTES"},
+		// Issue 32: a model ctxd does not know needs its window.
+		{name: "unknown model", args: append(base, "--purpose", "plan", "--model", "my-llama"), wantCode: 2, wantStderr: `--max-input-tokens is required for model "my-llama"`},
+		{name: "unknown model lists the known", args: append(base, "--purpose", "plan", "--model", "my-llama"), wantCode: 2, wantStderr: "name a model ctxd knows: claude-3-5-haiku, "},
 		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "--soft-limit-pct must be between 1 and 100"},
 	}
 	runCLICases(t, tests)
@@ -195,9 +198,12 @@ func TestBuildJSON(t *testing.T) {
 	if b.Model.Model != "gpt-4o-mini" || b.Model.MaxInputTokens != 64000 {
 		t.Errorf("model = %+v, want the flags over the defaults", b.Model)
 	}
+	// The named model's provider and output limit come from ctxd's
+	// table, the reserve and soft limit from the defaults.
 	def := contextbuilder.DefaultConfig().Model
-	if b.Model.Provider != def.Provider || b.Model.MaxOutputTokens != def.MaxOutputTokens || b.Model.ResponseTokenReserve != def.ResponseTokenReserve || b.Model.SoftLimitThresholdPct != def.SoftLimitThresholdPct {
-		t.Errorf("model = %+v, want the defaults for the flags not given", b.Model)
+	known, _ := contextbuilder.LookupModel("gpt-4o-mini")
+	if b.Model.Provider != known.Provider || b.Model.MaxOutputTokens != known.MaxOutputTokens || b.Model.ResponseTokenReserve != def.ResponseTokenReserve || b.Model.SoftLimitThresholdPct != def.SoftLimitThresholdPct {
+		t.Errorf("model = %+v, want the table's and the defaults for the flags not given", b.Model)
 	}
 	if res.BudgetReport.MaxInputTokens != 64000 {
 		t.Errorf("budget_report.max_input_tokens = %d, want 64000", res.BudgetReport.MaxInputTokens)
@@ -613,6 +619,39 @@ func TestBuildSelect(t *testing.T) {
 			t.Errorf("candidates %+v, want all three", r.Candidates)
 		}
 	})
+}
+
+// TestBuildModelTable: --model sets the budget from ctxd's table, not only
+// the label; an unknown model builds with --max-input-tokens.
+func TestBuildModelTable(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff", "--target", "main.go", "--format", "json"}
+	tests := []struct {
+		args []string
+		want contextbuilder.Model
+	}{
+		{[]string{"--model", "anthropic/claude-sonnet-4"}, contextbuilder.Model{Provider: "anthropic", Model: "anthropic/claude-sonnet-4",
+			MaxInputTokens: 160000, MaxOutputTokens: 64000, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+		{[]string{"--model", "gpt-4.1"}, contextbuilder.Model{Provider: "openai", Model: "gpt-4.1",
+			MaxInputTokens: 1047576, MaxOutputTokens: 32768, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+		{[]string{"--model", "my-llama", "--max-input-tokens", "8000"}, contextbuilder.Model{Provider: "openai", Model: "my-llama",
+			MaxInputTokens: 8000, MaxOutputTokens: 16000, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(base, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			res := decodeResult(t, stdout)
+			if diff := cmp.Diff(tt.want, res.Bundle.Model); diff != "" {
+				t.Errorf("bundle model (-want +got):\n%s", diff)
+			}
+			if res.BudgetReport.MaxInputTokens != tt.want.MaxInputTokens {
+				t.Errorf("budget_report.max_input_tokens = %d, want %d", res.BudgetReport.MaxInputTokens, tt.want.MaxInputTokens)
+			}
+		})
+	}
 }
 
 // TestBuildPromptIntentOnce: the command line's --intent is the intent,
