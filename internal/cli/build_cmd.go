@@ -615,9 +615,9 @@ func checkNotDir(flagName, root, rel string) error {
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return nil
 	}
-	// Stat, not Lstat: a link to a directory is a directory to the user;
-	// a link that leaves the root is still the builder's to refuse.
-	if info, err := os.Stat(filepath.Join(root, clean)); err == nil && info.IsDir() {
+	// Lstat: a symbolic link is the builder's to resolve (or refuse, when
+	// it leaves the root); the command line does not follow it.
+	if info, err := os.Lstat(filepath.Join(root, clean)); err == nil && info.IsDir() {
 		return fmt.Errorf("%s %s is a directory: name a file in it (targets are files; repeat the flag for several, or use --symbol NAME to find a definition)", flagName, rel)
 	}
 	return nil
