@@ -502,7 +502,16 @@ func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stder
 		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
 		return exitInternal
 	}
-	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, markdown.OneLine(refusal.Message))
+	msg := refusal.Message
+	if command == "build" {
+		// The JSON on stdout keeps the wire's terms; the line for a
+		// person names the flag they typed.
+		msg = declaredRef.ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(declaredRef.FindStringSubmatch(m)[1])
+			return fmt.Sprintf("--ref #%d", n+1)
+		})
+	}
+	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, markdown.OneLine(msg))
 	if len(refusal.Candidates) > 0 {
 		fmt.Fprintln(stderr, "  candidates (retry with one as --select PATH#SYMBOL):")
 		var rows [][]string
@@ -519,6 +528,10 @@ func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stder
 	}
 	return exitRefused
 }
+
+// declaredRef is a ref of the request's thread as a refusal's message
+// names it: declared_refs[0].
+var declaredRef = regexp.MustCompile(`\bdeclared_refs\[([0-9]+)\]`)
 
 // indent indents every line written through it by two more spaces.
 type indent struct{ w io.Writer }

@@ -654,6 +654,23 @@ func TestBuildModelTable(t *testing.T) {
 	}
 }
 
+// TestBuildRefusalNamesFlags: a refusal's line on stderr names the --ref
+// the user typed, not the request field it became; stdout keeps the JSON.
+func TestBuildRefusalNamesFlags(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--purpose", "plan",
+		"--thread-id", "th", "--turn-id", "t1", "--ref", "intent:t0")
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d: %s", code, exitRefused, stderr)
+	}
+	if !strings.Contains(stderr, `ref "intent:t0" (--ref #1)`) || strings.Contains(stderr, "declared_refs[0]") {
+		t.Errorf("stderr does not name --ref #1:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "declared_refs[0]") {
+		t.Errorf("stdout's refusal lost the wire's terms:\n%s", stdout)
+	}
+}
+
 // TestBuildPromptIntentOnce: the command line's --intent is the intent,
 // not also the plan step's text: the prompt does not repeat it as the plan
 // step.
