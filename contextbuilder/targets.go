@@ -458,23 +458,38 @@ const maxCloseNames = 5
 
 // closeNames returns up to maxCloseNames qualified names of syn's symbols
 // close to name (a typo, another case, a missing or extra qualifier):
-// those whose plain or qualified name contains name or its last segment,
-// ignoring case, or is a few edits away from it; closest first, then by
-// name, so that the list is deterministic.
+// those a few edits away from it, then those whose plain name contains
+// its last segment (three bytes or more) or whose qualified name
+// contains it, ignoring case; closest first, then by name, so that the
+// list is deterministic.
 func closeNames(syn *syntax.File, name string) []string {
 	if syn == nil {
 		return nil
 	}
 	lower := strings.ToLower(name)
 	last := lower[strings.LastIndexByte(lower, '.')+1:]
+	// Two edits, more for a long name; fewer than its length for a
+	// short one, which every short name is a few edits from.
+	limit := min(max(2, len(name)/4), len(name)-1)
+	// far is the distance of two names whose edit distance is not worth
+	// computing: their lengths alone put them past the limit, or a name
+	// from the request is too long to be a typo of a symbol's (the cost
+	// is the product of the lengths).
+	far := func(a, b string) int {
+		if len(a) > maxDistanceName || len(b) > maxDistanceName || abs(len(a)-len(b)) > limit {
+			return limit + 1
+		}
+		return editDistance(a, b)
+	}
 	best := map[string]int{}
 	for _, sym := range syn.Symbols {
 		q := sym.QualifiedName
-		d := min(editDistance(lower, strings.ToLower(sym.Name)), editDistance(lower, strings.ToLower(q)))
-		if last != "" && (strings.Contains(strings.ToLower(sym.Name), last) || strings.Contains(strings.ToLower(q), lower)) {
+		plain, qual := strings.ToLower(sym.Name), strings.ToLower(q)
+		d := min(far(lower, plain), far(lower, qual))
+		if len(last) >= 3 && strings.Contains(plain, last) || len(lower) >= 3 && strings.Contains(qual, lower) {
 			d = min(d, 2) // after a name one edit away
 		}
-		if d > max(2, len(name)/4) {
+		if d > limit {
 			continue
 		}
 		if old, ok := best[q]; !ok || d < old {
@@ -484,6 +499,17 @@ func closeNames(syn *syntax.File, name string) []string {
 	out := slices.Collect(maps.Keys(best))
 	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(best[a], best[b]), strings.Compare(a, b)) })
 	return out[:min(len(out), maxCloseNames)]
+}
+
+// maxDistanceName is the longest name closeNames computes an edit
+// distance for.
+const maxDistanceName = 128
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // editDistance is the Levenshtein distance of a and b in bytes.
