@@ -280,8 +280,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&f.targets, "target", "target file, relative to --root, optionally with a line range PATH:L1-L2 (repeatable)")
 	fs.Var(&f.newFiles, "new-file", "a file the change creates, relative to --root: a target without content that ctxd check-change --bundle lets the answer create (repeatable)")
 	fs.Var(&f.symbols, "symbol", "target symbol name (repeatable)")
-	fs.Var(&f.selects, "select", "the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL, with the qualified name\n"+
-		"(e.g. cart/cart.go#Cart.Add), or a PATH alone; sets user_selected_targets (repeatable)")
+	fs.Var(&f.selects, "select", "a symbol of a file as PATH#SYMBOL, which becomes the target region (e.g. cart/cart.go#Cart.Add), or a PATH alone;\n"+
+		"the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL with the qualified name, or the PATH that holds\n"+
+		"only one of them; sets user_selected_targets (repeatable)")
 	fs.StringVar(&f.intent, "intent", "", "the user's request in words")
 	fs.Var(&f.constraints, "constraint", "a user constraint (repeatable)")
 	fs.StringVar(&f.lastError, "last-error", "", "error message of a previous attempt, for retries")

@@ -150,7 +150,8 @@ var exitCodeHelp = map[string]string{
 	"build": "  0  built: the bundle (or prompt) is on stdout\n" +
 		"  1  internal error (indexing failed, an output could not be written)\n" +
 		"  2  usage error: a bad flag or value, a malformed --target range, a --target or --select\n" +
-		"     file that does not exist under --root, a --cache-dir inside --root\n" +
+		"     file that does not exist under --root or is a directory, a --cache-dir inside --root,\n" +
+		"     a --model ctxd does not know without --max-input-tokens, --template without --format prompt\n" +
 		"  3  refused: stdout holds {\"refusal\": {code, message, advice, ...}}; 'ctxd explain CODE' says more\n",
 	"index": "  0  indexed\n  1  internal error, or the folder failed to index\n  2  usage error\n",
 	"record": "  0  recorded: the EXECUTION event is on stdout\n  1  internal error\n  2  usage error\n" +
