@@ -51,10 +51,20 @@ func (c Config) DenyMatcher() *ignore.Rules {
 	return ignore.NewRules("", "deny_rules", []byte(strings.Join(c.DenyRules, "\n")))
 }
 
-// withDefaults fills zero fields from DefaultConfig.
+// withDefaults fills zero fields from DefaultConfig, or, when the config
+// names a model of ctxd's table, its provider and limits from the table
+// (see LookupModel). A model the table does not know keeps a zero
+// MaxInputTokens, which effectiveModel refuses: its window is not guessed.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig().Model
 	m := &c.Model
+	if m.Model != "" {
+		if k, ok := LookupModel(m.Model); ok {
+			d.Provider, d.MaxInputTokens, d.MaxOutputTokens = k.Provider, k.MaxInputTokens(), k.MaxOutputTokens
+		} else {
+			d.MaxInputTokens = 0
+		}
+	}
 	if m.Provider == "" {
 		m.Provider = d.Provider
 	}
@@ -79,10 +89,34 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// EffectiveModel is the model and budget a build with config c and the
+// request's model fields r runs with, or the invalid request error the
+// build would fail with: for a front end that checks a request before it
+// indexes anything.
+func EffectiveModel(c Config, r *ModelRequest) (Model, error) { return effectiveModel(c, r) }
+
 // effectiveModel merges the request's model fields over the config's and
 // validates the result. Errors wrap ErrInvalidRequest and name the field.
+//
+// A request that names another model than the config's does not inherit
+// the config's limits, which are that model's: its provider and limits
+// come from ctxd's table (LookupModel), the output limit from
+// DefaultConfig when the table does not know it, and a model the table
+// does not know needs max_input_tokens. The reserve and the soft limit
+// are the workspace's preferences and still come from the config.
 func effectiveModel(c Config, r *ModelRequest) (Model, error) {
 	m := c.withDefaults().Model
+	if r != nil && r.Model != nil && *r.Model != m.Model {
+		k, known := LookupModel(*r.Model)
+		m.MaxInputTokens, m.MaxOutputTokens = 0, DefaultConfig().Model.MaxOutputTokens
+		if i := strings.LastIndexByte(*r.Model, '/'); i > 0 {
+			// A router's "provider/model" says whose model it is.
+			m.Provider = (*r.Model)[:i]
+		}
+		if known {
+			m.Provider, m.MaxInputTokens, m.MaxOutputTokens = k.Provider, k.MaxInputTokens(), k.MaxOutputTokens
+		}
+	}
 	if r != nil {
 		set := func(dst *string, v *string) {
 			if v != nil {
@@ -109,6 +143,9 @@ func effectiveModel(c Config, r *ModelRequest) (Model, error) {
 		return bad("field \"model.provider\" must not be empty")
 	case strings.TrimSpace(m.Model) == "":
 		return bad("field \"model.model\" must not be empty")
+	case m.MaxInputTokens == 0 && (r == nil || r.MaxInputTokens == nil):
+		// Only a model the table does not know leaves the window unset.
+		return bad("field \"model.max_input_tokens\" is required for model %q: ctxd knows the context windows of common OpenAI, Anthropic and Google models, not this one's", m.Model)
 	case m.MaxInputTokens <= 0:
 		return bad("field \"model.max_input_tokens\" must be positive, got %d", m.MaxInputTokens)
 	case m.MaxOutputTokens <= 0:

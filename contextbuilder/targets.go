@@ -1,6 +1,7 @@
 package contextbuilder
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/index/relate"
 	"github.com/ctxd/ctxd/index/syntax"
 )
 
@@ -233,6 +235,11 @@ func (e *env) lookupTargets(byPath map[string]*targetSpec, t *trail) ([]*item, e
 		if f == nil {
 			continue
 		}
+		if s.byName != nil {
+			if err := selectedSymbols(s, e.root.Syntax(rel)); err != nil {
+				return nil, err
+			}
+		}
 		targets = append(targets, &item{typ: BlockFile, priority: P0, path: rel, reason: s.reason, weight: s.weight, target: true, file: f, symIdxs: s.symbols, spec: s})
 	}
 	return targets, nil
@@ -288,7 +295,7 @@ func (e *env) resolveSymbols(byPath map[string]*targetSpec) error {
 	}
 	g := e.root.Graph()
 	for _, name := range e.req.PlanStep.TargetSymbols {
-		chosen, err := e.chooseDefinitions(name, g.Definitions(name), byPath)
+		chosen, err := e.chooseDefinitions(name, definitions(g, name), byPath)
 		if err != nil {
 			return err
 		}
@@ -337,7 +344,10 @@ func (e *env) chooseDefinitions(name string, defs []relateRef, byPath map[string
 		return chosen, nil
 	}
 	for i, d := range defs {
-		if s, ok := byPath[d.Path]; ok && (s.reason == ReasonTarget || s.byName != nil && hasName(s.byName, d)) {
+		// A target file narrows, and so does a file the user selected:
+		// with the symbol (PATH#SYMBOL) when that is the name, or alone
+		// (--select PATH), which answers "which file".
+		if s, ok := byPath[d.Path]; ok && (s.reason == ReasonTarget || s.reason == ReasonUserSelected && s.byName == nil || s.byName != nil && hasName(s.byName, d)) {
 			narrowed = append(narrowed, i)
 		}
 	}
@@ -358,7 +368,7 @@ func userChose(req *Request, defs []relateRef, idx []int) bool {
 	for _, i := range idx {
 		found := false
 		for _, u := range req.UserSelectedTargets {
-			if u.Symbol != "" && path.Clean(filepath.ToSlash(u.Path)) == defs[i].Path && (u.Symbol == defs[i].QualifiedName || u.Symbol == defs[i].Name) {
+			if u.Symbol != "" && path.Clean(filepath.ToSlash(u.Path)) == defs[i].Path && nameMatches(u.Symbol, defs[i].Name, defs[i].QualifiedName) {
 				found = true
 			}
 		}
@@ -370,9 +380,157 @@ func userChose(req *Request, defs []relateRef, idx []int) bool {
 }
 
 func hasName(names map[string]struct{}, d relateRef) bool {
-	_, a := names[d.QualifiedName]
-	_, b := names[d.Name]
-	return a || b
+	for n := range names {
+		if nameMatches(n, d.Name, d.QualifiedName) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameMatches reports whether name, a symbol as a request or a user
+// writes it, names the symbol with this plain and qualified name: the
+// plain name, the qualified name, or the qualified name's tail at a dot.
+// A qualified name holds every container, the namespace or package too
+// where the language puts it there (C#): "Type.Method" must
+// find "Shop.Services.Type.Method" as it finds Go's "Type.Method", so one
+// rule serves every language.
+func nameMatches(name, plain, qualified string) bool {
+	return name != "" && (name == plain || name == qualified || strings.HasSuffix(qualified, "."+name))
+}
+
+// definitions returns the definitions a target symbol's name means by
+// nameMatches, sorted by path and index. The graph finds a plain or an
+// exact qualified name; a name with dots is also the tail of longer
+// qualified names, found through the part after each dot.
+func definitions(g *relate.Graph, name string) []relateRef {
+	defs := g.Definitions(name)
+	for i := range len(name) {
+		if name[i] != '.' {
+			continue
+		}
+		for _, d := range g.Definitions(name[i+1:]) {
+			if nameMatches(name, d.Name, d.QualifiedName) && !slices.ContainsFunc(defs, func(o relateRef) bool { return o.Path == d.Path && o.Index == d.Index }) {
+				defs = append(defs, d)
+			}
+		}
+	}
+	slices.SortFunc(defs, func(a, b relateRef) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Index, b.Index))
+	})
+	return defs
+}
+
+// selectedSymbols resolves the symbols the user selected in a file
+// (user_selected_targets' {path, symbol}, --select PATH#SYMBOL) to the
+// file's symbols by nameMatches, adding them to s.symbols, so that the
+// selection is the target region as a target symbol is. A name the file
+// does not define is refused, never dropped: the whole file would be sent
+// for a choice the user believes was narrower.
+func selectedSymbols(s *targetSpec, syn *syntax.File) error {
+	for _, name := range slices.Sorted(maps.Keys(s.byName)) {
+		found := false
+		if syn != nil {
+			for i := range syn.Symbols {
+				if nameMatches(name, syn.Symbols[i].Name, syn.Symbols[i].QualifiedName) {
+					found = true
+					if !slices.Contains(s.symbols, i) {
+						s.symbols = append(s.symbols, i)
+					}
+				}
+			}
+		}
+		if !found {
+			msg := fmt.Sprintf("selected symbol %q is not defined in %s", name, s.rel)
+			if near := closeNames(syn, name); len(near) > 0 {
+				msg += "; close matches: " + strings.Join(near, ", ")
+			}
+			return &Refusal{Code: RefuseTargetNotFound, Message: msg,
+				Advice: "check the name (a qualified name such as Type.Method also works), choose one of the file's symbols, or select the file alone"}
+		}
+	}
+	slices.Sort(s.symbols)
+	return nil
+}
+
+// maxCloseNames bounds the close matches a refusal lists.
+const maxCloseNames = 5
+
+// closeNames returns up to maxCloseNames qualified names of syn's symbols
+// close to name (a typo, another case, a missing or extra qualifier):
+// those a few edits away from it, then those whose plain name contains
+// its last segment (three bytes or more) or whose qualified name
+// contains it, ignoring case; closest first, then by name, so that the
+// list is deterministic.
+func closeNames(syn *syntax.File, name string) []string {
+	if syn == nil {
+		return nil
+	}
+	lower := strings.ToLower(name)
+	last := lower[strings.LastIndexByte(lower, '.')+1:]
+	// Two edits, more for a long name; fewer than its length for a
+	// short one, which every short name is a few edits from.
+	limit := min(max(2, len(name)/4), len(name)-1)
+	// far is the distance of two names whose edit distance is not worth
+	// computing: their lengths alone put them past the limit, or a name
+	// from the request is too long to be a typo of a symbol's (the cost
+	// is the product of the lengths).
+	far := func(a, b string) int {
+		if len(a) > maxDistanceName || len(b) > maxDistanceName || abs(len(a)-len(b)) > limit {
+			return limit + 1
+		}
+		return editDistance(a, b)
+	}
+	best := map[string]int{}
+	for _, sym := range syn.Symbols {
+		q := sym.QualifiedName
+		plain, qual := strings.ToLower(sym.Name), strings.ToLower(q)
+		d := min(far(lower, plain), far(lower, qual))
+		if len(last) >= 3 && strings.Contains(plain, last) || len(lower) >= 3 && strings.Contains(qual, lower) {
+			d = min(d, 2) // after a name one edit away
+		}
+		if d > limit {
+			continue
+		}
+		if old, ok := best[q]; !ok || d < old {
+			best[q] = d
+		}
+	}
+	out := slices.Collect(maps.Keys(best))
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(best[a], best[b]), strings.Compare(a, b)) })
+	return out[:min(len(out), maxCloseNames)]
+}
+
+// maxDistanceName is the longest name closeNames computes an edit
+// distance for.
+const maxDistanceName = 128
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // ambiguous refuses a symbol name with several definitions, listing them.

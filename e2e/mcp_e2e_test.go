@@ -135,7 +135,8 @@ func TestE2EMCPSameBundle(t *testing.T) {
 	request := map[string]any{
 		"purpose": "diff",
 		"intent":  map[string]any{"id": "cli", "text": intent},
-		"plan_step": map[string]any{"id": "cli", "text": intent,
+		// ctxd build's plan step has no text: --intent is the intent.
+		"plan_step": map[string]any{"id": "cli",
 			"target_files": []string{"internal/store/store.go", ".env"}, "target_symbols": []string{"List"}},
 	}
 	// Over MCP, the whole result, as ctxd build prints it.

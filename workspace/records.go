@@ -118,6 +118,14 @@ func openRecords(root string, rec Records) (*store.Store, error) {
 	return store.OpenDir(rec.Dir)
 }
 
+// ExistingRecords is where [Verify] and [Repair] read the records of root
+// (see existingRecords), for a front end to say which directory it
+// verified; ok is false when no directory holds records, and rec is then
+// where builds would write them.
+func ExistingRecords(root string) (rec Records, ok bool, err error) {
+	return existingRecords(root)
+}
+
 // existingRecords is where [Verify] and [RepairProjection] find the
 // records of root: where builds write them ([Locate]) when they hold any,
 // else where they were written before the workspace changed sides: the

@@ -58,9 +58,12 @@ func get(name string) *Estimator {
 // closest public estimate; the choice is recorded in the budget report.
 var cl100kPrefixes = []string{"gpt-4-", "gpt-3.5", "gpt-35", "text-embedding-ada-002", "text-embedding-3"}
 
-// EncodingFor returns the encoding ctxd uses for a model name.
+// EncodingFor returns the encoding ctxd uses for a model name. A leading
+// "provider/" (openai/gpt-4-turbo, as routers write it) is not part of
+// the name.
 func EncodingFor(model string) string {
 	m := strings.ToLower(strings.TrimSpace(model))
+	m = m[strings.LastIndexByte(m, '/')+1:]
 	if m == "gpt-4" {
 		return Cl100kBase
 	}

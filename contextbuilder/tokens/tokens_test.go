@@ -82,6 +82,8 @@ func TestEncodingFor(t *testing.T) {
 		{"GPT-4", Cl100kBase},
 		{" gpt-4 ", Cl100kBase},
 		{"gpt-4-turbo", Cl100kBase},
+		{"openai/gpt-4-turbo", Cl100kBase},
+		{"openai/gpt-4o", O200kBase},
 		{"gpt-4-0613", Cl100kBase},
 		{"gpt-4-32k", Cl100kBase},
 		{"gpt-3.5-turbo", Cl100kBase},

@@ -26,6 +26,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/markdown"
+	"github.com/ctxd/ctxd/workspace/policy"
 )
 
 // exitRefused is the exit code of a build the context builder refused
@@ -94,9 +95,11 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 		req.Intent = &contextbuilder.Intent{ID: "cli", Text: f.intent}
 	}
 	if len(f.targets) > 0 || len(f.symbols) > 0 || len(f.newFiles) > 0 {
+		// The plan step has no text of its own: the command line has
+		// one --intent, and a prompt that printed it again as the plan
+		// step would say the same thing twice.
 		req.PlanStep = &contextbuilder.PlanStep{
 			ID:            "cli",
-			Text:          f.intent,
 			TargetFiles:   append([]string(nil), f.targets...),
 			TargetSymbols: append([]string(nil), f.symbols...),
 			NewFiles:      append([]string(nil), f.newFiles...),
@@ -146,6 +149,127 @@ func (f *buildFlags) request(set map[string]bool) *contextbuilder.Request {
 	return req
 }
 
+// check finds the usage errors the request's validation would report in
+// its JSON terms, and says them in the command line's: a flag given blank,
+// a thread flag without the others, a diff without a target.
+func (f *buildFlags) check(fs *flag.FlagSet) error {
+	given := func(name string) bool { return flagSet(fs, name) }
+	switch {
+	case given("intent") && strings.TrimSpace(f.intent) == "":
+		return errors.New("--intent is blank: give the request in words, or leave the flag out")
+	case given("last-error") && strings.TrimSpace(f.lastError) == "":
+		return errors.New("--last-error is blank: give the previous attempt's error message, or leave the flag out")
+	case f.threadID != "" && f.turnID == "":
+		return errors.New("--thread-id needs --turn-id (the turn of the thread this build is for)")
+	case f.threadID == "" && (f.turnID != "" || f.parentTurn != "" || len(f.refs) > 0):
+		return errors.New("--turn-id, --parent-turn-id and --ref need --thread-id (the thread they belong to)")
+	case f.purpose == string(contextbuilder.PurposeDiff) && len(f.targets) == 0 && len(f.symbols) == 0 && len(f.newFiles) == 0 && len(f.selects) == 0:
+		return errors.New("--purpose diff needs a target: --target PATH[:L1-L2], --symbol NAME, --select PATH[#SYMBOL] or --new-file PATH")
+	}
+	for i, c := range f.constraints {
+		if strings.TrimSpace(c) == "" {
+			return fmt.Errorf("--constraint #%d is blank", i+1)
+		}
+	}
+	return nil
+}
+
+// checkModel finds, before anything is indexed, the model error the build
+// would fail with: a --model that ctxd's table does not know, without
+// --max-input-tokens, or limits that do not fit together. It merges the
+// flags over .ctxd/config.json's model as the build does; a config that
+// does not load is left to the build, which reports it.
+func checkModel(root string, r *contextbuilder.ModelRequest) error {
+	if r == nil {
+		return nil
+	}
+	var c contextbuilder.Config
+	if cfg, err := policy.Load(root); err == nil {
+		m := cfg.File.Model
+		c.Model = contextbuilder.Model{Provider: m.Provider, Model: m.Model, MaxInputTokens: m.MaxInputTokens, MaxOutputTokens: m.MaxOutputTokens,
+			ResponseTokenReserve: m.ResponseTokenReserve, SoftLimitThresholdPct: m.SoftLimitThresholdPct}
+	}
+	_, err := contextbuilder.EffectiveModel(c, r)
+	if err == nil {
+		return nil
+	}
+	msg := flagTerms(err.Error(), requestFlags)
+	if r.Model != nil && r.MaxInputTokens == nil && strings.TrimSpace(*r.Model) != "" {
+		if _, known := contextbuilder.LookupModel(*r.Model); !known {
+			var names []string
+			for _, k := range contextbuilder.KnownModels() {
+				names = append(names, k.Name)
+			}
+			msg += "; give --max-input-tokens N (the model's context window), or name a model ctxd knows: " + strings.Join(names, ", ")
+		}
+	}
+	return errors.New(msg)
+}
+
+// requestFlags are the command-line flags of the build request's fields,
+// for error messages: the builder names the JSON field ("model.max_input_tokens"),
+// which a person at a shell never wrote. An index is left out of a key:
+// "constraints[1].text" is looked up as "constraints.text".
+var requestFlags = map[string]string{
+	"purpose":                        "--purpose",
+	"intent":                         "--intent",
+	"intent.text":                    "--intent",
+	"last_error":                     "--last-error",
+	"last_error.message":             "--last-error",
+	"model":                          "--model",
+	"model.model":                    "--model",
+	"model.max_input_tokens":         "--max-input-tokens",
+	"model.max_output_tokens":        "--max-output-tokens",
+	"model.response_token_reserve":   "--response-token-reserve",
+	"model.soft_limit_threshold_pct": "--soft-limit-pct",
+	"plan_step":                      "--target",
+	"plan_step.target_files":         "--target",
+	"plan_step.target_symbols":       "--symbol",
+	"plan_step.new_files":            "--new-file",
+	"user_selected_targets":          "--select",
+	"user_selected_targets.path":     "--select",
+	"user_selected_targets.symbol":   "--select",
+	"constraints":                    "--constraint",
+	"constraints.text":               "--constraint",
+	"skill":                          "--skill",
+	"thread.thread_id":               "--thread-id",
+	"thread.turn_id":                 "--turn-id",
+	"thread.parent_turn_id":          "--parent-turn-id",
+	"thread.declared_refs":           "--ref",
+	"declared_refs":                  "--ref",
+	"template_id":                    "--template",
+}
+
+// quotedField is a request field as the builder's messages quote it, with
+// the word "field" before it when there is one, and an index:
+// field "constraints[0].text", "model.max_input_tokens".
+var quotedField = regexp.MustCompile(`(?:fields? )?"([a-z_]+(?:\[[0-9]+\])?(?:\.[a-z_]+(?:\[[0-9]+\])?)*)"`)
+
+// fieldIndex is an index in a field name.
+var fieldIndex = regexp.MustCompile(`\[([0-9]+)\]`)
+
+// flagTerms rewrites the request fields a message names as the flags that
+// set them (flags maps a field, its indexes left out, to its flag); an
+// indexed field is the flag's occurrence, counted from 1 ("--constraint
+// #2"). A field without a flag (one of .ctxd/config.json, such as
+// model.provider) is left as the message wrote it. Translating here, at
+// the edge, keeps the layers below in the JSON terms that LSP and MCP
+// clients read.
+func flagTerms(msg string, flags map[string]string) string {
+	return quotedField.ReplaceAllStringFunc(msg, func(m string) string {
+		name := quotedField.FindStringSubmatch(m)[1]
+		fl, ok := flags[fieldIndex.ReplaceAllString(name, "")]
+		if !ok {
+			return m
+		}
+		if idx := fieldIndex.FindAllStringSubmatch(name, -1); len(idx) > 0 {
+			n, _ := strconv.Atoi(idx[len(idx)-1][1])
+			fl += fmt.Sprintf(" #%d", n+1)
+		}
+		return fl
+	})
+}
+
 // runBuild indexes one folder exactly as `ctxd index` (and the server) do,
 // then runs the same build as the ctxd.buildContext command and prints it.
 func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -156,13 +280,15 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&f.targets, "target", "target file, relative to --root, optionally with a line range PATH:L1-L2 (repeatable)")
 	fs.Var(&f.newFiles, "new-file", "a file the change creates, relative to --root: a target without content that ctxd check-change --bundle lets the answer create (repeatable)")
 	fs.Var(&f.symbols, "symbol", "target symbol name (repeatable)")
-	fs.Var(&f.selects, "select", "the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL, with the qualified name\n"+
-		"(e.g. cart/cart.go#Cart.Add), or a PATH alone; sets user_selected_targets (repeatable)")
+	fs.Var(&f.selects, "select", "a symbol of a file as PATH#SYMBOL, which becomes the target region (e.g. cart/cart.go#Cart.Add), or a PATH alone;\n"+
+		"the answer to REFUSE_AMBIGUOUS_TARGET: a candidate as PATH#SYMBOL with the qualified name, or the PATH that holds\n"+
+		"only one of them; sets user_selected_targets (repeatable)")
 	fs.StringVar(&f.intent, "intent", "", "the user's request in words")
 	fs.Var(&f.constraints, "constraint", "a user constraint (repeatable)")
 	fs.StringVar(&f.lastError, "last-error", "", "error message of a previous attempt, for retries")
-	fs.StringVar(&f.model, "model", "", "model name (default from the config)")
-	fs.IntVar(&f.maxInput, "max-input-tokens", 0, "model's maximum input tokens (default from the config)")
+	fs.StringVar(&f.model, "model", "", "model name (default from the config); ctxd knows the context window of common OpenAI, Anthropic and Google models,\n"+
+		"e.g. gpt-4.1 or anthropic/claude-sonnet-4; another model needs --max-input-tokens")
+	fs.IntVar(&f.maxInput, "max-input-tokens", 0, "model's maximum input tokens (default: the --model's window from ctxd's table, else the config's)")
 	fs.IntVar(&f.maxOutput, "max-output-tokens", 0, "model's maximum output tokens (default from the config)")
 	fs.IntVar(&f.reserve, "response-token-reserve", 0, "tokens reserved for the response (default from the config)")
 	fs.IntVar(&f.softPct, "soft-limit-pct", 0, "soft limit as a percentage of the hard limit, 1 to 100 (default from the config)")
@@ -201,6 +327,12 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.purpose == "" {
 		return fail(exitUsage, "--purpose is required (intent, plan or diff)")
 	}
+	if *template != "" && *format != outPrompt {
+		return fail(exitUsage, "--template %s applies to --format prompt only (got --format %s)", *template, *format)
+	}
+	if err := f.check(fs); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	dir, err := rootDir(*root)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -221,12 +353,22 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(exitUsage, "%v", err)
 		}
 	}
+	for _, v := range f.newFiles {
+		if !index.IsFileURI(v) && !filepath.IsAbs(v) {
+			if err := checkNotDir("--new-file", dir, v); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	req := f.request(set)
 	// Validate before indexing: a request the builder would reject is a
 	// usage error, and there is no point in scanning the workspace first.
 	if err := req.Validate(); err != nil {
+		return fail(exitUsage, "%s", flagTerms(err.Error(), requestFlags))
+	}
+	if err := checkModel(dir, req.Model); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	logger, closeLog, err := newLogger(*level, "", stderr)
@@ -282,7 +424,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case workspace.FailRefused:
 			return printRefusal("build", f.Refusal, stdout, stderr, targetFiles(f.Refusal, req)...)
 		case workspace.FailInvalid:
-			return fail(exitUsage, "%v", err)
+			return fail(exitUsage, "%s", flagTerms(err.Error(), requestFlags))
 		default:
 			return fail(exitInternal, "%v", err)
 		}
@@ -361,7 +503,16 @@ func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stder
 		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
 		return exitInternal
 	}
-	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, markdown.OneLine(refusal.Message))
+	msg := refusal.Message
+	if command == "build" {
+		// The JSON on stdout keeps the wire's terms; the line for a
+		// person names the flag they typed.
+		msg = declaredRef.ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(declaredRef.FindStringSubmatch(m)[1])
+			return fmt.Sprintf("--ref #%d", n+1)
+		})
+	}
+	fmt.Fprintf(stderr, "ctxd %s: refused: %s: %s\n", command, refusal.Code, markdown.OneLine(msg))
 	if len(refusal.Candidates) > 0 {
 		fmt.Fprintln(stderr, "  candidates (retry with one as --select PATH#SYMBOL):")
 		var rows [][]string
@@ -378,6 +529,10 @@ func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stder
 	}
 	return exitRefused
 }
+
+// declaredRef is a ref of the request's thread as a refusal's message
+// names it: declared_refs[0].
+var declaredRef = regexp.MustCompile(`\bdeclared_refs\[([0-9]+)\]`)
 
 // indent indents every line written through it by two more spaces.
 type indent struct{ w io.Writer }
@@ -450,14 +605,36 @@ func checkTarget(root, v string) error {
 	if v == "" {
 		return errors.New("--target: empty path")
 	}
-	if index.IsFileURI(v) || filepath.IsAbs(v) || existsUnder(root, v) {
+	if index.IsFileURI(v) || filepath.IsAbs(v) {
 		return nil
+	}
+	if existsUnder(root, v) {
+		return checkNotDir("--target", root, v)
 	}
 	file, suffix := splitTargetRange(v)
 	if file != v && !lineRange.MatchString(suffix) {
 		return fmt.Errorf("--target %s: %q is not a line range: want PATH or PATH:L1-L2 (1-based, inclusive; e.g. %s:10-20)", v, suffix, file)
 	}
-	return checkExists("--target", root, file)
+	if err := checkExists("--target", root, file); err != nil {
+		return err
+	}
+	return checkNotDir("--target", root, file)
+}
+
+// checkNotDir is the usage error of a directory given where a file is
+// meant: the builder would look it up as a file and answer that it does
+// not exist, which misleads.
+func checkNotDir(flagName, root, rel string) error {
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	// Lstat: a symbolic link is the builder's to resolve (or refuse, when
+	// it leaves the root); the command line does not follow it.
+	if info, err := os.Lstat(filepath.Join(root, clean)); err == nil && info.IsDir() {
+		return fmt.Errorf("%s %s is a directory: name a file in it (targets are files; repeat the flag for several, or use --symbol NAME to find a definition)", flagName, rel)
+	}
+	return nil
 }
 
 // checkSelect checks a --select value before anything is indexed: it
@@ -473,7 +650,10 @@ func checkSelect(root, v string) error {
 	if index.IsFileURI(u.Path) || filepath.IsAbs(u.Path) {
 		return nil
 	}
-	return checkExists("--select", root, u.Path)
+	if err := checkExists("--select", root, u.Path); err != nil {
+		return err
+	}
+	return checkNotDir("--select", root, u.Path)
 }
 
 // parseSelect splits a --select value at its last "#": a path holds a "#"

@@ -93,7 +93,7 @@ func TestBuildUsage(t *testing.T) {
 		{name: "max input tokens not a number", args: append(base, "--purpose", "plan", "--max-input-tokens", "lots"), wantCode: 2, wantStderr: "-max-input-tokens"},
 		{name: "bad log level", args: append(base, "--purpose", "plan", "--log-level", "loud"), wantCode: 2, wantStderr: "--log-level"},
 		{name: "diff without a target", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "needs a target"},
-		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "constraints[0].text"},
+		{name: "blank constraint", args: append(base, "--purpose", "plan", "--constraint", " "), wantCode: 2, wantStderr: "--constraint #1 is blank"},
 		{name: "malformed line range", args: append(base, "--purpose", "diff", "--target", "main.go:5-2"), wantCode: 2, wantStderr: "invalid build request"},
 		{name: "line range not numbers", args: append(base, "--purpose", "diff", "--target", "main.go:abc"), wantCode: 2, wantStderr: `--target main.go:abc: "abc" is not a line range`},
 		{name: "empty line range", args: append(base, "--purpose", "diff", "--target", "main.go:"), wantCode: 2, wantStderr: "is not a line range"},
@@ -107,10 +107,57 @@ func TestBuildUsage(t *testing.T) {
 		{name: "help lists exit codes", args: []string{"build", "--help"}, wantStdout: "Exit codes:\n  0  built"},
 		{name: "help names refused", args: []string{"build", "--help"}, wantStdout: "3  refused"},
 		{name: "help names select", args: []string{"build", "--help"}, wantStdout: "-select"},
-		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "response_token_reserve"},
-		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "soft_limit_threshold_pct"},
+		{name: "reserve not below max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "100", "--response-token-reserve", "100"), wantCode: 2, wantStderr: "--response-token-reserve (100) must be less than --max-input-tokens (100)"},
+		// Issue 32: errors name the flags, never the JSON fields of the
+		// request the flags make.
+		{name: "negative max input", args: append(base, "--purpose", "plan", "--max-input-tokens", "-5"), wantCode: 2, wantStderr: "ctxd build: invalid build request: --max-input-tokens must be positive, got -5\n"},
+		{name: "empty model", args: append(base, "--purpose", "plan", "--model", ""), wantCode: 2, wantStderr: "ctxd build: invalid build request: --model must not be empty\n"},
+		{name: "diff names the target flags", args: append(base, "--purpose", "diff"), wantCode: 2, wantStderr: "--purpose diff needs a target: --target PATH[:L1-L2], --symbol NAME, --select PATH[#SYMBOL] or --new-file PATH"},
+		{name: "thread id without turn id", args: append(base, "--purpose", "plan", "--thread-id", "T"), wantCode: 2, wantStderr: "--thread-id needs --turn-id"},
+		{name: "turn id without thread id", args: append(base, "--purpose", "plan", "--turn-id", "2"), wantCode: 2, wantStderr: "need --thread-id"},
+		{name: "ref without thread id", args: append(base, "--purpose", "plan", "--ref", "intent:1"), wantCode: 2, wantStderr: "need --thread-id"},
+		{name: "blank intent", args: append(base, "--purpose", "plan", "--intent", " "), wantCode: 2, wantStderr: "--intent is blank"},
+		{name: "blank last error", args: append(base, "--purpose", "plan", "--last-error", ""), wantCode: 2, wantStderr: "--last-error is blank"},
+		{name: "second constraint blank", args: append(base, "--purpose", "plan", "--constraint", "ok", "--constraint", ""), wantCode: 2, wantStderr: "--constraint #2 is blank"},
+		{name: "line past the end", args: append(base, "--purpose", "diff", "--target", "main.go:90"), wantCode: 2, wantStderr: "line 90 is past the end of the file"},
+		// Issue 32: a directory is not a missing file.
+		{name: "target is a directory", args: append(base, "--purpose", "diff", "--target", "cart"), wantCode: 2, wantStderr: "--target cart is a directory: name a file in it"},
+		{name: "target is a directory with a range", args: append(base, "--purpose", "diff", "--target", "cart:1-2"), wantCode: 2, wantStderr: "--target cart is a directory"},
+		{name: "select is a directory", args: append(base, "--purpose", "diff", "--select", "cart#Cart.Add"), wantCode: 2, wantStderr: "--select cart is a directory"},
+		{name: "new file is a directory", args: append(base, "--purpose", "diff", "--new-file", "cart"), wantCode: 2, wantStderr: "--new-file cart is a directory"},
+		// Issue 32: flags that would be ignored or mean nothing are errors.
+		{name: "template without prompt", args: append(base, "--purpose", "plan", "--template", "default-plan"), wantCode: 2, wantStderr: "--template default-plan applies to --format prompt only (got --format summary)"},
+		{name: "template with json", args: append(base, "--purpose", "plan", "--format", "json", "--template", "default-plan"), wantCode: 2, wantStderr: "applies to --format prompt only"},
+		{name: "max file size zero", args: append(base, "--purpose", "plan", "--max-file-size", "0"), wantCode: 2, wantStderr: "must be a positive number of bytes, got 0"},
+		{name: "max file size negative", args: append(base, "--purpose", "plan", "--max-file-size", "-1"), wantCode: 2, wantStderr: "must be a positive number of bytes, got -1"},
+		{name: "max file size not a number", args: append(base, "--purpose", "plan", "--max-file-size", "big"), wantCode: 2, wantStderr: "not a number of bytes"},
+		{name: "help shows max file size default", args: []string{"build", "--help"}, wantStdout: "-max-file-size BYTES"},
+		// Issue 32: a model ctxd does not know needs its window.
+		{name: "unknown model", args: append(base, "--purpose", "plan", "--model", "my-llama"), wantCode: 2, wantStderr: `--max-input-tokens is required for model "my-llama"`},
+		{name: "unknown model lists the known", args: append(base, "--purpose", "plan", "--model", "my-llama"), wantCode: 2, wantStderr: "name a model ctxd knows: claude-3-5-haiku, "},
+		{name: "soft limit out of range", args: append(base, "--purpose", "plan", "--soft-limit-pct", "101"), wantCode: 2, wantStderr: "--soft-limit-pct must be between 1 and 100"},
 	}
 	runCLICases(t, tests)
+}
+
+// TestFlagTerms: the request fields an error names become the flags that
+// set them, an index the flag's occurrence; a field without a flag stays.
+func TestFlagTerms(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`field "model.max_input_tokens" must be positive, got -5`, `--max-input-tokens must be positive, got -5`},
+		{`field "model.response_token_reserve" (9) must be less than "model.max_input_tokens" (8)`, `--response-token-reserve (9) must be less than --max-input-tokens (8)`},
+		{`field "constraints[1].text" is required`, `--constraint #2 is required`},
+		{`invalid thread: field "thread.turn_id" is empty`, `invalid thread: --turn-id is empty`},
+		{`invalid thread: field "thread.declared_refs[2]" is empty`, `invalid thread: --ref #3 is empty`},
+		{`field "user_selected_targets[0].path" is required`, `--select #1 is required`},
+		{`field "model.provider" must not be empty`, `field "model.provider" must not be empty`},
+		{`target "a.go" does not exist`, `target "a.go" does not exist`},
+	}
+	for _, tt := range tests {
+		if got := flagTerms(tt.in, requestFlags); got != tt.want {
+			t.Errorf("flagTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
 
 // decodeResult decodes --format json output strictly and validates it
@@ -151,9 +198,12 @@ func TestBuildJSON(t *testing.T) {
 	if b.Model.Model != "gpt-4o-mini" || b.Model.MaxInputTokens != 64000 {
 		t.Errorf("model = %+v, want the flags over the defaults", b.Model)
 	}
+	// The named model's provider and output limit come from ctxd's
+	// table, the reserve and soft limit from the defaults.
 	def := contextbuilder.DefaultConfig().Model
-	if b.Model.Provider != def.Provider || b.Model.MaxOutputTokens != def.MaxOutputTokens || b.Model.ResponseTokenReserve != def.ResponseTokenReserve || b.Model.SoftLimitThresholdPct != def.SoftLimitThresholdPct {
-		t.Errorf("model = %+v, want the defaults for the flags not given", b.Model)
+	known, _ := contextbuilder.LookupModel("gpt-4o-mini")
+	if b.Model.Provider != known.Provider || b.Model.MaxOutputTokens != known.MaxOutputTokens || b.Model.ResponseTokenReserve != def.ResponseTokenReserve || b.Model.SoftLimitThresholdPct != def.SoftLimitThresholdPct {
+		t.Errorf("model = %+v, want the table's and the defaults for the flags not given", b.Model)
 	}
 	if res.BudgetReport.MaxInputTokens != 64000 {
 		t.Errorf("budget_report.max_input_tokens = %d, want 64000", res.BudgetReport.MaxInputTokens)
@@ -544,6 +594,8 @@ func TestBuildSelect(t *testing.T) {
 	for name, args := range map[string][]string{
 		"select":            {"--select", "b/b.go#C.Add", "--format", "json"},
 		"select and target": {"--target", "b/b.go", "--select", "b/b.go#C.Add", "--format", "json"},
+		// A file alone answers "which file" when it holds one of them.
+		"select path alone": {"--select", "a/a.go", "--format", "json"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append(base, args...)...)
@@ -551,10 +603,132 @@ func TestBuildSelect(t *testing.T) {
 				t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
 			}
 			res := decodeResult(t, stdout)
-			if diff := cmp.Diff([]string{"C.Add"}, res.Manifest.Selection.TargetSymbols); diff != "" {
+			want := []string{"C.Add"}
+			if name == "select path alone" {
+				want = []string{"A.Add"}
+			}
+			if diff := cmp.Diff(want, res.Manifest.Selection.TargetSymbols); diff != "" {
 				t.Errorf("target symbols (-want +got):\n%s", diff)
 			}
 		})
+	}
+	t.Run("path alone still ambiguous", func(t *testing.T) {
+		// b/b.go defines B.Add and C.Add: the file does not say which.
+		r, _ := refused(t, "--select", "b/b.go")
+		if len(r.Candidates) != 3 {
+			t.Errorf("candidates %+v, want all three", r.Candidates)
+		}
+	})
+}
+
+// TestBuildModelTable: --model sets the budget from ctxd's table, not only
+// the label; an unknown model builds with --max-input-tokens.
+func TestBuildModelTable(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff", "--target", "main.go", "--format", "json"}
+	tests := []struct {
+		args []string
+		want contextbuilder.Model
+	}{
+		{[]string{"--model", "anthropic/claude-sonnet-4"}, contextbuilder.Model{Provider: "anthropic", Model: "anthropic/claude-sonnet-4",
+			MaxInputTokens: 160000, MaxOutputTokens: 64000, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+		{[]string{"--model", "gpt-4.1"}, contextbuilder.Model{Provider: "openai", Model: "gpt-4.1",
+			MaxInputTokens: 1047576, MaxOutputTokens: 32768, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+		{[]string{"--model", "my-llama", "--max-input-tokens", "8000"}, contextbuilder.Model{Provider: "openai", Model: "my-llama",
+			MaxInputTokens: 8000, MaxOutputTokens: 16000, ResponseTokenReserve: 4000, SoftLimitThresholdPct: 80}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(base, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			res := decodeResult(t, stdout)
+			if diff := cmp.Diff(tt.want, res.Bundle.Model); diff != "" {
+				t.Errorf("bundle model (-want +got):\n%s", diff)
+			}
+			if res.BudgetReport.MaxInputTokens != tt.want.MaxInputTokens {
+				t.Errorf("budget_report.max_input_tokens = %d, want %d", res.BudgetReport.MaxInputTokens, tt.want.MaxInputTokens)
+			}
+		})
+	}
+}
+
+// TestBuildRefusalNamesFlags: a refusal's line on stderr names the --ref
+// the user typed, not the request field it became; stdout keeps the JSON.
+func TestBuildRefusalNamesFlags(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--purpose", "plan",
+		"--thread-id", "th", "--turn-id", "t1", "--ref", "intent:t0")
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d: %s", code, exitRefused, stderr)
+	}
+	if !strings.Contains(stderr, `ref "intent:t0" (--ref #1)`) || strings.Contains(stderr, "declared_refs[0]") {
+		t.Errorf("stderr does not name --ref #1:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "declared_refs[0]") {
+		t.Errorf("stdout's refusal lost the wire's terms:\n%s", stdout)
+	}
+}
+
+// TestBuildPromptIntentOnce: the command line's --intent is the intent,
+// not also the plan step's text: the prompt does not repeat it as the plan
+// step.
+func TestBuildPromptIntentOnce(t *testing.T) {
+	dir := indextest.WriteTree(t, buildWorkspace)
+	const intent = "make Add reject an empty SKU"
+	code, stdout, stderr := runCLI(t, "build", "--root", dir, "--cache-dir", "off", "--purpose", "diff",
+		"--target", "cart/cart.go", "--intent", intent, "--format", "prompt")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Prompt struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		} `json:"prompt"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Prompt.Messages) == 0 {
+		t.Fatalf("decoding the prompt: %v\n%s", err, stdout)
+	}
+	for i, m := range out.Prompt.Messages {
+		if strings.Contains(m.Content, "Plan step (cli):") || strings.Contains(m.Content, "Plan step: "+intent) {
+			t.Errorf("message %d repeats the intent as the plan step:\n%s", i, m.Content)
+		}
+		if n := strings.Count(m.Content, intent); n > 1 {
+			t.Errorf("message %d holds the intent %d times:\n%s", i, n, m.Content)
+		}
+	}
+}
+
+// TestBuildSelectWithoutSymbol: --select PATH#SYMBOL without --symbol
+// narrows the file to the symbol, and a symbol the file does not define is
+// refused naming it and its close matches, never built as the whole file.
+func TestBuildSelectWithoutSymbol(t *testing.T) {
+	dir := indextest.WriteTree(t, ambiguousWorkspace)
+	base := []string{"build", "--root", dir, "--cache-dir", "off", "--purpose", "diff"}
+	code, stdout, stderr := runCLI(t, append(base, "--select", "b/b.go#C.Add", "--format", "json")...)
+	if code != exitOK {
+		t.Fatalf("exit code = %d, want 0; stderr:\n%s", code, stderr)
+	}
+	res := decodeResult(t, stdout)
+	got := [2][]string{res.Manifest.Selection.TargetFiles, res.Manifest.Selection.TargetSymbols}
+	if diff := cmp.Diff([2][]string{{"b/b.go"}, {"C.Add"}}, got); diff != "" {
+		t.Errorf("target files and symbols (-want +got):\n%s", diff)
+	}
+
+	code, stdout, stderr = runCLI(t, append(base, "--select", "b/b.go#C.Ad")...)
+	if code != exitRefused {
+		t.Fatalf("exit code = %d, want %d; stderr:\n%s", code, exitRefused, stderr)
+	}
+	for _, w := range []string{`REFUSE_TARGET_NOT_FOUND`, `"C.Ad" is not defined in b/b.go`, "close matches: C.Add"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if !strings.Contains(stdout, `"refusal"`) {
+		t.Errorf("stdout holds no refusal:\n%s", stdout)
 	}
 }
 

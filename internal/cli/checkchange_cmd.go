@@ -89,7 +89,7 @@ func runCheckChange(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	case errors.As(err, &refusal):
 		return printRefusal("check-change", refusal, stdout, stderr)
 	case errors.Is(err, contextbuilder.ErrInvalidRequest):
-		return fail(exitUsage, "%v", err)
+		return fail(exitUsage, "%s", flagTerms(err.Error(), checkChangeFlags))
 	case err != nil:
 		return fail(exitInternal, "%v", err)
 	}
@@ -145,4 +145,15 @@ func printCheckSummary(w io.Writer, res *workspace.CheckChangeResult) {
 	if res.Recorded != nil {
 		fmt.Fprintf(w, "recorded as %s (%s)\n", res.Recorded.RefID, res.Recorded.EventDigest)
 	}
+}
+
+// checkChangeFlags are the flags of the fields a change check's errors
+// name (see flagTerms).
+var checkChangeFlags = map[string]string{
+	"answer":           "the answer (--answer)",
+	"bundle_id":        "--bundle",
+	"thread_id":        "--thread-id",
+	"turn_id":          "--turn-id",
+	"thread.thread_id": "--thread-id",
+	"thread.turn_id":   "--turn-id",
 }

@@ -38,8 +38,8 @@ func TestCheckChangeUsage(t *testing.T) {
 		{name: "no root", args: []string{"check-change", "--answer", good}, wantCode: exitUsage, wantStderr: "--root is required"},
 		{name: "no answer", args: []string{"check-change", "--root", dir}, wantCode: exitUsage, wantStderr: "--answer is required"},
 		{name: "missing answer file", args: []string{"check-change", "--root", dir, "--answer", filepath.Join(dir, "nope")}, wantCode: exitUsage, wantStderr: "--answer"},
-		{name: "unknown bundle", args: []string{"check-change", "--root", dir, "--answer", good, "--bundle", "nope"}, wantCode: exitUsage, wantStderr: "bundle_id"},
-		{name: "thread without turn", args: []string{"check-change", "--root", dir, "--answer", good, "--thread-id", "t"}, wantCode: exitUsage, wantStderr: "turn_id"},
+		{name: "unknown bundle", args: []string{"check-change", "--root", dir, "--answer", good, "--bundle", "nope"}, wantCode: exitUsage, wantStderr: `--bundle: no bundle "nope" is recorded`},
+		{name: "thread without turn", args: []string{"check-change", "--root", dir, "--answer", good, "--thread-id", "t"}, wantCode: exitUsage, wantStderr: "--thread-id and --turn-id go together"},
 		{name: "accepted", args: []string{"check-change", "--root", dir, "--answer", good}, wantCode: exitOK, wantStdout: "accepted (unified)"},
 		{name: "rejected", args: []string{"check-change", "--root", dir, "--answer", bad}, wantCode: exitRejected, wantStdout: "CHANGE_MALFORMED", wantStderr: "CHANGE_MALFORMED"},
 	})

@@ -151,7 +151,8 @@ var exitCodeHelp = map[string]string{
 	"build": "  0  built: the bundle (or prompt) is on stdout\n" +
 		"  1  internal error (indexing failed, an output could not be written)\n" +
 		"  2  usage error: a bad flag or value, a malformed --target range, a --target or --select\n" +
-		"     file that does not exist under --root, a --cache-dir inside --root\n" +
+		"     file that does not exist under --root or is a directory, a --cache-dir inside --root,\n" +
+		"     a --model ctxd does not know without --max-input-tokens, --template without --format prompt\n" +
 		"  3  refused: stdout holds {\"refusal\": {code, message, advice, ...}}; 'ctxd explain CODE' says more\n",
 	"index": "  0  indexed\n  1  internal error, or the folder failed to index\n  2  usage error\n",
 	"record": "  0  recorded: the EXECUTION event is on stdout\n  1  internal error\n  2  usage error\n" +
@@ -175,10 +176,17 @@ func newFlagSet(name, synopsis string, stderr, stdout io.Writer) *flag.FlagSet {
 			fmt.Fprintf(stderr, "Run 'ctxd %s --help' for the flags.\n", name)
 			return
 		}
-		fmt.Fprintf(stdout, "Usage: ctxd %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(errOut)
+		fmt.Fprintf(stdout, "Usage: ctxd %s\n", synopsis)
+		// A command without flags (explain) gets no empty "Flags:"
+		// heading.
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(stdout, "\nFlags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(errOut)
+		}
 		if codes := exitCodeHelp[name]; codes != "" {
 			fmt.Fprintf(stdout, "\nExit codes:\n%s", codes)
 		}

@@ -32,6 +32,24 @@ func TestExplain(t *testing.T) {
 	runCLICases(t, tests)
 }
 
+// TestHelpWithoutFlags: a command without flags prints no empty "Flags:"
+// heading; one with flags still does.
+func TestHelpWithoutFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args      []string
+		wantFlags bool
+	}{
+		{[]string{"explain", "--help"}, false},
+		{[]string{"help", "explain"}, false},
+		{[]string{"verify", "--help"}, true},
+	} {
+		code, stdout, _ := runCLI(t, tt.args...)
+		if code != exitOK || strings.Contains(stdout, "Flags:") != tt.wantFlags || !strings.HasPrefix(stdout, "Usage: ctxd ") {
+			t.Errorf("ctxd %s: exit %d, want 0 and a \"Flags:\" heading %v:\n%s", strings.Join(tt.args, " "), code, tt.wantFlags, stdout)
+		}
+	}
+}
+
 // TestExplainLinesFit: the explanation is wrapped for a terminal.
 func TestExplainLinesFit(t *testing.T) {
 	for _, e := range contextbuilder.Explanations() {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -29,8 +31,27 @@ func indexFlags(fs *flag.FlagSet) indexOpts {
 	return indexOpts{
 		cacheDir: fs.String("cache-dir", def, "directory where the index persists between runs, so that unchanged files are not parsed again; "+
 			"empty means "+userCacheDir()+", \"off\" disables the cache (default $CTXD_CACHE_DIR, else empty)"),
-		maxFileSize: fs.Int64("max-file-size", index.DefaultMaxFileSize, "files larger than this many bytes are skipped as too_large"),
+		maxFileSize: positiveInt64(fs, "max-file-size", index.DefaultMaxFileSize, "files larger than this many `BYTES` (a positive number) are skipped as too_large"),
 	}
+}
+
+// positiveInt64 defines an int64 flag that must be positive: a size cap of
+// 0 or less would skip every file (or mean no cap, depending on where it
+// is read), which no one asks for on purpose, so it is a usage error.
+func positiveInt64(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := &value
+	fs.Func(name, usage+fmt.Sprintf(" (default %d)", value), func(s string) error {
+		n, err := strconv.ParseInt(s, 0, 64)
+		switch {
+		case err != nil:
+			return errors.New("not a number of bytes")
+		case n <= 0:
+			return fmt.Errorf("must be a positive number of bytes, got %d", n)
+		}
+		*p = n
+		return nil
+	})
+	return p
 }
 
 // userCacheDir is the directory an empty --cache-dir means (the index's

@@ -86,7 +86,7 @@ func TestMCPSameBytesAsBuild(t *testing.T) {
 	args := map[string]any{
 		"purpose": "diff",
 		"intent":  map[string]any{"id": "cli", "text": intent},
-		"plan_step": map[string]any{"id": "cli", "text": intent,
+		"plan_step": map[string]any{"id": "cli",
 			"target_files": []string{"internal/store/store.go", ".env"}, "target_symbols": []string{"List"}},
 		"constraints": []any{map[string]any{"scope": "user", "id": "cli-1", "text": "MUST_NOT add dependencies"}},
 		// The whole result, as ctxd build prints it (the default is a

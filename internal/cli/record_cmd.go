@@ -62,7 +62,7 @@ func runRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &refusal):
 		return printRefusal("record", refusal, stdout, stderr)
 	case errors.Is(err, contextbuilder.ErrInvalidRequest):
-		return fail(exitUsage, "%v", err)
+		return fail(exitUsage, "%s", flagTerms(err.Error(), recordFlags))
 	case err != nil:
 		return fail(exitInternal, "%v", err)
 	}
@@ -70,4 +70,12 @@ func runRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitInternal, "writing the result: %v", err)
 	}
 	return exitOK
+}
+
+// recordFlags are the flags of the fields a record's errors name (see
+// flagTerms).
+var recordFlags = map[string]string{
+	"thread.thread_id": "--thread-id",
+	"thread.turn_id":   "--turn-id",
+	"output":           "the output (--output-file)",
 }

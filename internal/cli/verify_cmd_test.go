@@ -76,6 +76,9 @@ func TestVerifyUsage(t *testing.T) {
 		{name: "root does not exist", args: []string{"verify", "--root", filepath.Join(dir, "nope")}, wantCode: 2, wantStderr: "no such file"},
 		{name: "stray argument", args: []string{"verify", "--root", dir, "extra"}, wantCode: 2, wantStderr: `unexpected argument "extra"`},
 		{name: "unknown flag", args: []string{"verify", "--root", dir, "--nope"}, wantCode: 2, wantStderr: "-nope"},
+		// Issue 32: --verbose shapes the text report; JSON lists every check.
+		{name: "json and verbose", args: []string{"verify", "--root", dir, "--json", "--verbose"}, wantCode: 2, wantStderr: "--verbose applies to the text report; the --json report always lists every check"},
+		{name: "help says json lists every check", args: []string{"verify", "--help"}, wantStdout: "always lists every check"},
 	}
 	runCLICases(t, tests)
 	if _, err := os.Stat(filepath.Join(dir, ".ctxd", "ledger")); err == nil {
@@ -97,6 +100,43 @@ func TestVerifyNothingRecorded(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".ctxd")); err == nil {
 		t.Error("ctxd verify created .ctxd")
+	}
+}
+
+// TestVerifyRecordsWithoutConfig: in a workspace without a
+// .ctxd/config.json, verify says which records directory it read (the
+// state directory's) and that the digest the ledger pins is that of ctxd's
+// defaults, not of a file that does not exist; in one with a config, the
+// workspace's .ctxd and the file's digest.
+func TestVerifyRecordsWithoutConfig(t *testing.T) {
+	bare := indextest.WriteTree(t, "-- go.mod --\nmodule example.com/a\n-- a.go --\npackage a\n\nfunc A() {}\n")
+	rec, err := workspace.Locate(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "verify", "--root", bare)
+	if want := "no .ctxd/config.json\nrecords: none yet (builds record in " + rec.Dir + ")\n"; code != exitOK || !strings.HasSuffix(stdout, want) {
+		t.Errorf("before any build: exit %d, stdout does not end with %q:\n%s%s", code, want, stdout, stderr)
+	}
+	if code, _ := buildTurn(t, bare, "--thread-id", "th", "--turn-id", "t1", "--intent", "x"); code != exitOK {
+		t.Fatalf("build: exit %d", code)
+	}
+	code, stdout, stderr = runCLI(t, "verify", "--root", bare)
+	_, r := verifyJSON(t, bare)
+	want := "; no .ctxd/config.json: ctxd's defaults, " + r.ContextConfigDigest + " (context_config_digest)\nrecords: " + rec.Dir + "\n"
+	if code != exitOK || r.ContextConfigDigest == "" || !strings.HasSuffix(stdout, want) || strings.Contains(stdout, ".ctxd/config.json sha256") {
+		t.Errorf("exit %d, stdout does not end with %q:\n%s%s", code, want, stdout, stderr)
+	}
+
+	opted := indextest.WriteTree(t, verifyWorkspace)
+	if code, _ := buildTurn(t, opted, "--thread-id", "th", "--turn-id", "t1", "--intent", "x"); code != exitOK {
+		t.Fatalf("build: exit %d", code)
+	}
+	code, stdout, _ = runCLI(t, "verify", "--root", opted)
+	_, r = verifyJSON(t, opted)
+	want = "; .ctxd/config.json " + r.ContextConfigDigest + " (context_config_digest)\nrecords: " + filepath.Join(opted, ".ctxd") + "\n"
+	if code != exitOK || !strings.HasSuffix(stdout, want) {
+		t.Errorf("with a config: exit %d, stdout does not end with %q:\n%s", code, want, stdout)
 	}
 }
 
