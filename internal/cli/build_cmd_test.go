@@ -526,10 +526,14 @@ func TestBuildSelect(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks the candidates as --select values with 1-based lines:\nwant %s\ngot:\n%s", want, stderr)
 		}
-		for _, w := range []string{"--select a/a.go#A.Add", "user_selected_targets", "ctxd explain REFUSE_AMBIGUOUS_TARGET"} {
+		// The advice is in the command line's words (issue 32, item 11).
+		for _, w := range []string{"--select a/a.go#A.Add", "with --target", "ctxd explain REFUSE_AMBIGUOUS_TARGET"} {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("stderr lacks %q:\n%s", w, stderr)
 			}
+		}
+		if strings.Contains(stderr, "user_selected_targets") {
+			t.Errorf("stderr names a request field, not a flag:\n%s", stderr)
 		}
 	})
 	t.Run("target file first", func(t *testing.T) {
