@@ -190,7 +190,7 @@ func (a Action) clause(t Terms) string {
 	case ActionNameSymbol:
 		return t.Symbol
 	case ActionFewerSymbols:
-		return "the named symbols' declarations are too large by themselves: name fewer or smaller symbols (" + t.Symbols + ")"
+		return "name fewer or smaller symbols (" + t.Symbols + "): the ones named are sent as their declarations only, and those are still too large"
 	case ActionFewerTargets:
 		return "target fewer files"
 	case ActionRaiseBudget:
