@@ -101,8 +101,9 @@ type Terms struct {
 }
 
 // RequestTerms are the words of the request itself (the LSP and MCP
-// requests share its fields): the Advice a refusal is made with, and what
-// another front end's empty Terms fall back on.
+// requests share its fields): the Advice a refusal is made with, what an
+// LSP client ctxd does not know is told, and what another front end's
+// empty Terms fall back on. Read only.
 var RequestTerms = Terms{
 	Region:      "send a selection, or the region as \"path:L1-L2\" (1-based lines) in plan_step.target_files, instead of whole files",
 	Symbol:      "name the symbols to change in plan_step.target_symbols",

@@ -139,7 +139,7 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 		if n := removals[e.Path]; n > 1 {
 			d = fmt.Sprintf("%d blocks removed; first: %s", n, d)
 		}
-		if sent[e.Path] {
+		if sent[e.Path] && e.Reason == contextbuilder.ExcludeTokenBudget {
 			d = strings.TrimSpace("other blocks of this file are sent; " + d)
 		}
 		rows = append(rows, []string{markdown.OneLine(e.Path), markdown.OneLine(string(e.Reason)), d})
