@@ -191,7 +191,7 @@ func (a Action) clause(t Terms) string {
 	case ActionNameSymbol:
 		return t.Symbol
 	case ActionFewerSymbols:
-		return "name fewer or smaller symbols (" + t.Symbols + "): the ones named are sent as their declarations only, and those are still too large"
+		return "name fewer or smaller symbols (" + t.Symbols + ")"
 	case ActionFewerTargets:
 		return "target fewer files"
 	case ActionRaiseBudget:

@@ -21,7 +21,7 @@ var mcpTerms = contextbuilder.Terms{
 	Symbol:      "name the symbols to change in plan_step.target_symbols",
 	Symbols:     "plan_step.target_symbols",
 	Budget:      "raise model.max_input_tokens for a model with a larger input window (max_result_tokens only limits what one tool result shows, not the bundle)",
-	FileSizeCap: "ctxd does not index a file over the server's size cap (the user can raise it where ctxd mcp is configured)",
+	FileSizeCap: "ask the user to raise the server's indexing size cap where ctxd mcp is configured, if the file really must be sent",
 	Target:      "name the file to change in plan_step.target_files",
 	Folder:      "the user starts ctxd mcp with the project folder as its root",
 	Inside:      "name a file inside the workspace root by its workspace-relative path (no \"..\", no absolute path outside the root)",
