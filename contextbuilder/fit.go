@@ -224,16 +224,58 @@ func (e *env) admitOptional(it *item, t *trail) (*rendering, error) {
 }
 
 // tooLarge is Step 4.5's refusal: the targets, sliced, are over the hard
-// limit by themselves.
+// limit by themselves. The figure the message gives and the budget report's
+// estimate are the same: what the P0 blocks need at their final levels.
+// The P1 blocks are not counted: they would be removed before a refusal
+// (Step 4.5), so counting them would overstate what the request needs;
+// a note says what they held. total is the required blocks' total after
+// the cuts, P1 included.
 func (e *env) tooLarge(p0 []*item, total int, f *fitted) error {
-	f.total, f.decision = total, DecisionRefuse
-	return &Refusal{
+	need := e.tokensOf(p0)
+	f.total, f.decision = need, DecisionRefuse
+	if p1 := total - need; p1 > 0 {
+		f.note("fit: refused: the P0 blocks (system, constraints and targets), sliced, need %d tokens by themselves, over the hard limit of %d; removing the P1 blocks (%d tokens) would not make them fit", need, e.limits.hard, p1)
+	} else {
+		f.note("fit: refused: the P0 blocks (system, constraints and targets), sliced, need %d tokens by themselves, over the hard limit of %d", need, e.limits.hard)
+	}
+	r := &Refusal{
 		Code:            RefuseContextTooLarge,
-		Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", e.tokensOf(p0), e.limits.hard, e.model.MaxInputTokens, e.model.ResponseTokenReserve),
-		Advice:          "narrow the scope: select a region or name a symbol instead of whole files (on the command line --target PATH:L1-L2 or --symbol NAME; in a request selection or plan_step.target_symbols), target fewer files, or use a model with a larger input window (model.max_input_tokens; --max-input-tokens)",
-		BudgetReport:    e.budgetReport(f.notes, total, DecisionRefuse, ""),
+		Message:         fmt.Sprintf("the required context (system, constraints and targets, after slicing) needs %d tokens but the hard limit is %d (max_input_tokens %d - response_token_reserve %d)", need, e.limits.hard, e.model.MaxInputTokens, e.model.ResponseTokenReserve),
+		BudgetReport:    e.budgetReport(f.notes, need, DecisionRefuse, ""),
 		RedactionReport: &RedactionReport{Redactions: f.sortedRedactions()},
 	}
+	return r.advise(e.tooLargeActions(len(f.targets))...)
+}
+
+// tooLargeActions are the ways out of a request too large: a region or a
+// symbol when the request gave neither, a smaller region or fewer symbols
+// when it gave them (never a symbol again when one was named), fewer
+// files when there are several, and a larger budget.
+func (e *env) tooLargeActions(targets int) []Action {
+	region := e.req.Selection != nil
+	named := slices.ContainsFunc(e.req.UserSelectedTargets, func(u UserTarget) bool { return u.Symbol != "" })
+	if ps := e.req.PlanStep; ps != nil {
+		named = named || len(ps.TargetSymbols) > 0
+		for _, t := range ps.TargetFiles {
+			if _, lines, err := splitLines(t); err == nil && lines != [2]int{} {
+				region = true
+			}
+		}
+	}
+	var out []Action
+	if !region && !named {
+		out = append(out, act(ActionSelectRegion), act(ActionNameSymbol))
+	}
+	if region {
+		out = append(out, act(ActionSmallerRegion))
+	}
+	if named {
+		out = append(out, act(ActionFewerSymbols))
+	}
+	if targets > 1 {
+		out = append(out, act(ActionFewerTargets))
+	}
+	return append(out, act(ActionRaiseBudget))
 }
 
 // decide is the budget decision for the final total; a total over the

@@ -104,12 +104,12 @@ func (pol *Policy) exceeded(u usage) bool {
 
 // capRefusal refuses a selection whose required part breaks a policy cap.
 func capRefusal(code RefusalCode, msg string, t *trail) error {
-	return &Refusal{
+	r := &Refusal{
 		Code:            code,
 		Message:         msg,
-		Advice:          "narrow the request (select a region, name a symbol, fewer target files), or ask the workspace owner to raise the cap in .ctxd/config.json",
 		RedactionReport: &RedactionReport{Redactions: t.sortedRedactions()},
 	}
+	return r.advise(act(ActionSelectRegion), act(ActionNameSymbol), act(ActionFewerTargets), act(ActionRaisePolicyCap))
 }
 
 // caps describes the caps that are set, e.g. "max_items 2 and max_bytes

@@ -966,7 +966,9 @@ func (c *propCase) checkResult(t *testing.T, res *contextbuilder.Result) {
 	// Exclusions, never-send paths and secrets.
 	excluded := map[string][]contextbuilder.ExcludeReason{}
 	for _, e := range sel.ExcludedCandidates {
-		if e.Reason != contextbuilder.ExcludeDuplicate {
+		// A block removed for the budget is excluded token_budget even
+		// when another block of its file is sent.
+		if e.Reason != contextbuilder.ExcludeDuplicate && e.Reason != contextbuilder.ExcludeTokenBudget {
 			excluded[e.Path] = append(excluded[e.Path], e.Reason)
 		}
 	}
@@ -1075,6 +1077,19 @@ func (c *propCase) checkResult(t *testing.T, res *contextbuilder.Result) {
 			}
 		}
 	}
+	// Every removal for the budget is an excluded candidate token_budget
+	// (issue 32, item 15), also when another block of its file is sent.
+	budgetExcluded := map[string]bool{}
+	for _, e := range sel.ExcludedCandidates {
+		if e.Reason == contextbuilder.ExcludeTokenBudget {
+			budgetExcluded[e.Path] = true
+		}
+	}
+	for _, red := range res.RedactionReport.Redactions {
+		if red.Type == contextbuilder.RedactBlockRemoved && red.Reason == contextbuilder.RedactReasonBudget && red.Count() == 1 && !budgetExcluded[red.Target] && !grouped(sel.ExcludedCandidates) {
+			t.Errorf("%s: a block removed for the budget (%s) is not an excluded candidate token_budget", red.Target, red.Details)
+		}
+	}
 	for _, e := range sel.ExcludedCandidates {
 		switch e.Reason {
 		case contextbuilder.ExcludeTokenBudget:
@@ -1178,12 +1193,19 @@ func TestRegionSliceRedactsPrivateKeyBody(t *testing.T) {
 	}
 }
 
-// TestPartlyIncludedPathIsNotExcluded is a regression test: a file whose
-// P2 block was removed for the budget while a P1 symbol block from it was
-// kept was listed both as excluded and as included. A path with a block in
-// the bundle is not an excluded candidate; the removal stays in the
-// redaction report.
-func TestPartlyIncludedPathIsNotExcluded(t *testing.T) {
+// grouped reports whether an excluded candidates list has group entries
+// ("dir/* (n candidates)"), which stand for paths the list no longer names.
+func grouped(ex []contextbuilder.Excluded) bool {
+	return slices.ContainsFunc(ex, func(e contextbuilder.Excluded) bool { return e.Count() > 1 })
+}
+
+// TestPartlyIncludedPathIsExcludedForBudget: a file whose P2 block was
+// removed for the budget while a P1 symbol block from it is kept is an
+// excluded candidate token_budget and an included file. The manifest
+// accounts for every removal (issue 32, item 15: blocks removed for the
+// budget were in no excluded_candidates entry); only the budget's
+// exclusions are listed for a path that is also sent.
+func TestPartlyIncludedPathIsExcludedForBudget(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("package p\n\n// B is used by A.\nfunc B() int { return 2 }\n\n// UsesA calls A.\nfunc UsesA() int {\n\ts := A()\n")
 	for i := range 300 {
@@ -1201,7 +1223,7 @@ func TestPartlyIncludedPathIsNotExcluded(t *testing.T) {
 	}
 	var excluded, included, block bool
 	for _, e := range res.Manifest.Selection.ExcludedCandidates {
-		excluded = excluded || e.Path == "b.go" && e.Reason != contextbuilder.ExcludeDuplicate
+		excluded = excluded || e.Path == "b.go" && e.Reason == contextbuilder.ExcludeTokenBudget
 	}
 	for _, f := range res.Manifest.Selection.IncludedFiles {
 		included = included || f.Path == "b.go"
@@ -1209,7 +1231,7 @@ func TestPartlyIncludedPathIsNotExcluded(t *testing.T) {
 	for _, bl := range res.Bundle.Blocks {
 		block = block || deref(bl.Meta.Path) == "b.go"
 	}
-	if excluded && (included || block) {
-		t.Errorf("b.go is in excluded_candidates %v and in included_files (%v) / has a block (%v)", res.Manifest.Selection.ExcludedCandidates, included, block)
+	if !excluded || !included || !block {
+		t.Errorf("b.go: excluded token_budget %v (want true; excluded_candidates %v), included %v, has a block %v (want both true)", excluded, res.Manifest.Selection.ExcludedCandidates, included, block)
 	}
 }

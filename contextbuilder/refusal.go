@@ -36,7 +36,21 @@ type Refusal struct {
 	// then range; the client retries with one of them in
 	// user_selected_targets.
 	Candidates []Candidate `json:"candidates,omitempty"`
+	// Actions are what Advice advises, in no front end's words; each
+	// front end says them in its own with [Refusal.In]. Not on the wire:
+	// Advice is.
+	Actions []Action `json:"-"`
 }
+
+// advise sets r's actions, and its advice to them in RequestTerms.
+func (r *Refusal) advise(actions ...Action) *Refusal {
+	r.Actions = actions
+	r.Advice = AdviceIn(actions, RequestTerms)
+	return r
+}
+
+// act is an action of kind k with no detail.
+func act(k ActionKind) Action { return Action{Kind: k} }
 
 // Error implements error with the code and message.
 func (r *Refusal) Error() string { return string(r.Code) + ": " + r.Message }

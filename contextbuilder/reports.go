@@ -121,12 +121,15 @@ func (e *env) manifest(b bundled) *Manifest {
 		sel.IncludedFiles = append(sel.IncludedFiles, IncludedFile{Path: it.path, Hash: it.file.SHA256(), Encoding: string(it.file.Encoding), ByteSize: it.file.ByteSize, Reason: it.reason})
 	}
 	slices.SortFunc(sel.IncludedFiles, func(a, b IncludedFile) int { return strings.Compare(a.Path, b.Path) })
-	// A path with a block in the bundle is not an excluded candidate even
-	// when another of its blocks was removed (a P2 file whose P1 symbol
-	// stays): the removal is in the redaction report, and no excluded path
-	// appears in a block.
+	// A candidate removed for the budget (Step 4) is an excluded candidate
+	// token_budget, also when another block of its file is sent (a P1
+	// symbol removed while another symbol of the file stays): the manifest
+	// accounts for every removal, and the path is then in both lists, as
+	// docs/contract.md says. Any other exclusion of a path with a block in
+	// the bundle is left to the redaction report, so that no path is said
+	// to be never-send, binary or secret while a block of it is sent.
 	for _, x := range b.excluded {
-		if _, in := best[x.Path]; !in {
+		if _, in := best[x.Path]; !in || x.Reason == ExcludeTokenBudget {
 			sel.ExcludedCandidates = append(sel.ExcludedCandidates, x)
 		}
 	}
@@ -422,4 +425,25 @@ func groupSize(s string) int {
 		return 1
 	}
 	return n
+}
+
+// SlicedSymbol says which block of its file a content_sliced entry is
+// about: the symbol of a symbol block (ok, symbol not empty), or the file
+// block (ok, symbol empty). ok is false for an entry that is not one
+// block's slice (a group of entries, another type). It reads the details
+// account writes: "<reason> <symbol>: <level>, …" for a symbol block,
+// "<level>: …" for a file block.
+func SlicedSymbol(red Redaction) (symbol string, ok bool) {
+	if red.Type != RedactContentSliced || red.Count() > 1 {
+		return "", false
+	}
+	head, _, found := strings.Cut(red.Details, ": ")
+	if !found {
+		return "", false
+	}
+	_, sym, isSymbol := strings.Cut(head, " ")
+	if !isSymbol {
+		return "", true
+	}
+	return sym, sym != ""
 }

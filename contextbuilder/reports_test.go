@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxd/ctxd/contextbuilder"
 	"github.com/ctxd/ctxd/contextbuilder/cbtest"
 )
@@ -65,5 +67,34 @@ func TestLongListsGrouped(t *testing.T) {
 	}
 	if removed != left {
 		t.Errorf("the redaction report's block_removed entries stand for %d removals, the manifest's for %d", removed, left)
+	}
+}
+
+// TestSlicedSymbol: a content_sliced entry names the block it is about,
+// so that a summary shows each block its own slice (issue 32, item 15).
+func TestSlicedSymbol(t *testing.T) {
+	sliced := func(details string) contextbuilder.Redaction {
+		return contextbuilder.Redaction{Type: contextbuilder.RedactContentSliced, Target: "h.go", Reason: contextbuilder.RedactReasonBudget, Details: details}
+	}
+	tests := []struct {
+		name   string
+		red    contextbuilder.Redaction
+		symbol string
+		ok     bool
+	}{
+		{"symbol block", sliced("dependency Header.Add: SIGNATURES_ONLY, line 30 of 274"), "Header.Add", true},
+		{"declaration only", sliced("caller nop: declaration only, line 2788 of 3278"), "nop", true},
+		{"file block", sliced("TARGET_REGION_ONLY: target, lines 554-593 of 1053"), "", true},
+		{"group", contextbuilder.Redaction{Type: contextbuilder.RedactContentSliced, Target: "dir/*", Details: "120 entries grouped (more than 100 content_sliced entries with reason budget are grouped by directory); first: dependency A: SIGNATURES_ONLY"}, "", false},
+		{"not sliced", contextbuilder.Redaction{Type: contextbuilder.RedactBlockRemoved, Details: "dependency A: removed"}, "", false},
+		{"no level", sliced("SIGNATURES_ONLY"), "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sym, ok := contextbuilder.SlicedSymbol(tt.red)
+			if diff := cmp.Diff([]any{tt.symbol, tt.ok}, []any{sym, ok}); diff != "" {
+				t.Errorf("SlicedSymbol(%q) (-want +got):\n%s", tt.red.Details, diff)
+			}
+		})
 	}
 }

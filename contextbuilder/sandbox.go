@@ -21,7 +21,7 @@ import (
 func chooseRoot(snap *index.Snapshot, req *Request) (*index.RootSnapshot, error) {
 	roots := snap.Roots()
 	if len(roots) == 0 {
-		return nil, &Refusal{Code: RefuseOutsideSandbox, Message: "no workspace folder is open, so there is no project root to build from", Advice: "open a folder (or pass --root) and retry"}
+		return nil, (&Refusal{Code: RefuseOutsideSandbox, Message: "no workspace folder is open, so there is no project root to build from"}).advise(act(ActionOpenFolder))
 	}
 	if active := activeURI(req); active != "" {
 		r, _, err := snap.LocateChecked(active)
@@ -73,7 +73,7 @@ func explicitPaths(req *Request) []string {
 // message quotes only what the client sent (never the root, never where a
 // link leads), made printable and bounded.
 func outside(s string) *Refusal {
-	return &Refusal{Code: RefuseOutsideSandbox, Message: fmt.Sprintf("%s is outside the workspace folders; ctxd never reads outside the project root", quoteRequestPath(s)), Advice: "choose a file inside the workspace, or open its folder as a workspace folder"}
+	return (&Refusal{Code: RefuseOutsideSandbox, Message: fmt.Sprintf("%s is outside the workspace folders; ctxd never reads outside the project root", quoteRequestPath(s))}).advise(act(ActionInsideWorkspace))
 }
 
 // maxQuoted bounds how much of a request's path a message repeats.

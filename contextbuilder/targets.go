@@ -154,15 +154,23 @@ func (e *env) activeTarget(explicit bool) (*targetSpec, *item, error) {
 func noTargets(t *trail) error {
 	if len(t.excluded) > 0 {
 		reds := t.sortedRedactions()
-		return &Refusal{Code: RefuseUnsupportedTarget, Message: neverSendMessage(reds), Advice: neverSendAdvice, RedactionReport: &RedactionReport{Redactions: reds}}
+		return (&Refusal{Code: RefuseUnsupportedTarget, Message: neverSendMessage(reds), RedactionReport: &RedactionReport{Redactions: reds}}).advise(neverSendActions(reds)...)
 	}
-	return &Refusal{Code: RefuseTargetNotFound, Message: "a diff needs a target file, and the request names none that exists in the workspace", Advice: "open the file to change, select a region, or name a target file (plan_step.target_files; --target PATH on the command line)"}
+	return (&Refusal{Code: RefuseTargetNotFound, Message: "a diff needs a target file, and the request names none that exists in the workspace"}).advise(act(ActionNameTarget))
 }
 
-// neverSendAdvice is self-contained: the user may have no copy of the
-// contract, and the rule cannot be relaxed, so it says what can be done.
-const neverSendAdvice = "never-send rules of the context contract cannot be switched off, even for source code that happens to sit under such a path (a directory named obj or bin, for example): " +
-	"choose a target outside the rule, or move or copy the code to a path no rule matches; a rule of this workspace can be removed from deny_rules in .ctxd/config.json"
+// neverSendActions are the never-send refusal's actions: one per denied
+// target, naming the rule that matched it and what can be done about that
+// rule.
+func neverSendActions(reds []Redaction) []Action {
+	var out []Action
+	for _, r := range reds {
+		if r.Reason == RedactReasonDenyRule {
+			out = append(out, Action{Kind: ActionNeverSendRule, Target: r.Target, Rule: r.Details})
+		}
+	}
+	return out
+}
 
 // neverSendMessage names each denied target and the rule that matched it,
 // in words rather than as the rule file's "deny:12: obj/".
@@ -259,7 +267,7 @@ func (e *env) lookupTarget(s *targetSpec, t *trail) (*index.File, error) {
 	}
 	sk, ok := e.root.Skip(s.rel)
 	if !ok {
-		return nil, &Refusal{Code: RefuseTargetNotFound, Message: fmt.Sprintf("target %s does not exist in the workspace index", s.rel), Advice: "check the path (it is relative to the workspace folder) or save the file first"}
+		return nil, (&Refusal{Code: RefuseTargetNotFound, Message: fmt.Sprintf("target %s does not exist in the workspace index", s.rel)}).advise(Action{Kind: ActionCheckPath, Target: s.rel})
 	}
 	detail := sk.Detail
 	if detail == "" {
@@ -275,7 +283,7 @@ func (e *env) lookupTarget(s *targetSpec, t *trail) (*index.File, error) {
 		}
 		return nil, outside(s.rel)
 	case index.SkipTooLarge:
-		return nil, &Refusal{Code: RefuseContextTooLarge, Message: fmt.Sprintf("target %s is larger than the indexing size cap (%s)", s.rel, detail), Advice: "narrow the scope: choose a smaller file, or raise --max-file-size if the file really must be sent"}
+		return nil, (&Refusal{Code: RefuseContextTooLarge, Message: fmt.Sprintf("target %s is larger than the indexing size cap (%s)", s.rel, detail)}).advise(act(ActionSmallerFile), act(ActionRaiseFileSizeCap))
 	case index.SkipBinary:
 		return nil, &Refusal{Code: RefuseUnsupportedTarget, Message: fmt.Sprintf("target %s is binary (%s)", s.rel, detail), Advice: "choose a text file as the target"}
 	case index.SkipEncoding:
@@ -319,7 +327,7 @@ func (e *env) resolveSymbols(byPath map[string]*targetSpec) error {
 // is refused with the candidates, never guessed.
 func (e *env) chooseDefinitions(name string, defs []relateRef, byPath map[string]*targetSpec) ([]relateRef, error) {
 	if len(defs) == 0 {
-		return nil, &Refusal{Code: RefuseTargetNotFound, Message: fmt.Sprintf("target symbol %q has no definition in the workspace index", name), Advice: "check the name (a qualified name such as Type.Method also works) or name the file instead"}
+		return nil, (&Refusal{Code: RefuseTargetNotFound, Message: fmt.Sprintf("target symbol %q has no definition in the workspace index", name)}).advise(act(ActionCheckSymbol))
 	}
 	if len(defs) == 1 {
 		return defs, nil
@@ -545,22 +553,12 @@ func (e *env) ambiguous(name string, defs []relateRef, preferred []int) error {
 	if len(preferred) > 0 {
 		example = cands[preferred[0]]
 	}
-	return &Refusal{
+	r := &Refusal{
 		Code:       RefuseAmbiguousTarget,
 		Message:    fmt.Sprintf("target symbol %q has %d definitions; ctxd does not guess which one is meant", name, len(defs)),
-		Advice:     AmbiguityAdvice(example),
 		Candidates: cands,
 	}
-}
-
-// AmbiguityAdvice is the advice of an ambiguous target, with c as the
-// example. The refusal reaches LSP and MCP clients, which answer with the
-// request field, and people at a shell, who answer with a flag; the advice
-// names both, with the qualified name, so that either can act on it as is.
-func AmbiguityAdvice(c Candidate) string {
-	return fmt.Sprintf("choose one of the candidates and retry with it selected by path and qualified name: "+
-		"on the command line add --select PATH#SYMBOL (e.g. --select %s#%s), over LSP or MCP add it to user_selected_targets "+
-		"(e.g. {\"path\": %q, \"symbol\": %q})", c.Path, c.Symbol, c.Path, c.Symbol)
+	return r.advise(Action{Kind: ActionPickCandidate, Candidate: example})
 }
 
 // candidateOf describes a definition for a refusal: its declaration as

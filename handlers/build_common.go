@@ -29,7 +29,8 @@ func (s *Session) caller() workspace.Caller {
 
 // wireError puts a service error on the wire (the service logged it):
 //   - a refusal → RequestFailed (-32803) whose message is the refusal's
-//     Error() and whose data is the refusal itself;
+//     Error() and whose data is the refusal itself, its advice in the
+//     client's words (termsFor);
 //   - an invalid request → InvalidParams (-32602) with the message, which
 //     names the field;
 //   - an out-of-sync document → ContentModified (-32801);
@@ -42,7 +43,7 @@ func (s *Session) wireError(command string, err error) error {
 	internal := jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: the server logged the details and keeps serving", command)
 	switch f.Kind {
 	case workspace.FailRefused:
-		data, merr := json.Marshal(f.Refusal)
+		data, merr := json.Marshal(f.Refusal.In(termsFor(s.Config().ClientName)))
 		if merr != nil {
 			s.Logger.Error(command+": encoding the refusal failed", "code", f.Refusal.Code, "err", merr)
 			return internal

@@ -8,37 +8,36 @@ import (
 	"github.com/ctxd/ctxd/contextbuilder"
 )
 
-// A refusal's advice is written once, by the package that refuses, for
-// every front end: it names the request fields and the CLI's flags
-// side by side. An agent can only act on its tool's arguments, so the MCP
-// front end says the advice of the refusals that name flags in MCP terms
-// (plan_step.target_files, plan_step.target_symbols,
-// user_selected_targets, model.max_input_tokens), and removes what is
-// left of a flag from any other advice.
+// An agent can only act on its tools' arguments, so a refusal's advice is
+// said in them. The package that refuses says what can be done once, as
+// actions (contextbuilder.Action); mcpTerms are the words MCP says them in.
+// A refusal made without actions (the workspace's own, whose advice is not
+// about the request's scope) keeps its advice, less any aside that names
+// a command-line flag, which an agent cannot pass.
+
+// mcpTerms are the MCP tools' words for a refusal's actions.
+var mcpTerms = contextbuilder.Terms{
+	Region:      "name the region to change as \"path:L1-L2\" in plan_step.target_files instead of whole files",
+	Symbol:      "name the symbols to change in plan_step.target_symbols",
+	Symbols:     "plan_step.target_symbols",
+	Budget:      "raise model.max_input_tokens for a model with a larger input window (max_result_tokens only limits what one tool result shows, not the bundle)",
+	FileSizeCap: "ask the user to raise the server's indexing size cap where ctxd mcp is configured, if the file really must be sent",
+	Target:      "name the file to change in plan_step.target_files",
+	Folder:      "the user starts ctxd mcp with the project folder as its root",
+	Inside:      "name a file inside the workspace root by its workspace-relative path (no \"..\", no absolute path outside the root)",
+	FindPath:    "relative to the workspace root, / separators; list_files shows them",
+	FindSymbol:  "search_symbols finds a name from part of it; Type.Method is the qualified form",
+	Pick: func(c contextbuilder.Candidate) string {
+		ex, _ := json.Marshal(contextbuilder.UserTarget{Path: c.Path, Symbol: c.Symbol}) // strings always encode
+		return "retry the same call with one or more of the candidates in user_selected_targets, e.g. \"user_selected_targets\": [" + string(ex) +
+			"]; naming the file in plan_step.target_files also narrows the name to the definitions in that file"
+	},
+}
 
 // mcpAdvice is r's advice in the MCP tools' terms.
 func mcpAdvice(r *contextbuilder.Refusal) string {
-	switch r.Code {
-	case contextbuilder.RefuseAmbiguousTarget:
-		if len(r.Candidates) > 0 {
-			c := r.Candidates[0]
-			ex, _ := json.Marshal(contextbuilder.UserTarget{Path: c.Path, Symbol: c.Symbol}) // strings always encode
-			return "retry the same call with one or more of the candidates in user_selected_targets, e.g. \"user_selected_targets\": [" + string(ex) +
-				"]; naming the file in plan_step.target_files also narrows the name to the definitions in that file"
-		}
-	case contextbuilder.RefuseContextTooLarge:
-		if strings.Contains(r.Message, "size cap") {
-			return "name a smaller file, or the region to change as \"path:L1-L2\" in plan_step.target_files; ctxd does not index a file over the " +
-				"server's size cap (the user can raise it where ctxd mcp is configured)"
-		}
-		return "narrow the scope: name the region to change as \"path:L1-L2\" in plan_step.target_files, or the symbols in plan_step.target_symbols, " +
-			"instead of whole files; target fewer files; or raise model.max_input_tokens for a model with a larger input window. " +
-			"(max_result_tokens only limits what one tool result shows, not the bundle)"
-	case contextbuilder.RefuseTargetNotFound:
-		return "check the paths in plan_step.target_files (relative to the workspace root, / separators; list_files shows them) and the names in " +
-			"plan_step.target_symbols (search_symbols finds them; Type.Method is the qualified form); a diff needs a target that exists"
-	case contextbuilder.RefuseOutsideSandbox:
-		return "name a file inside the workspace root by its workspace-relative path (no \"..\", no absolute path outside the root)"
+	if len(r.Actions) > 0 {
+		return contextbuilder.AdviceIn(r.Actions, mcpTerms)
 	}
 	return scrubFlags(r.Advice)
 }

@@ -58,16 +58,22 @@ func TestScrubFlags(t *testing.T) {
 			t.Errorf("scrubFlags(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	// The advice the builder writes with flags, said in MCP terms.
+	// The builder's actions, said in MCP terms: no flag, no editor
+	// field, no editor command.
+	c := contextbuilder.Candidate{Path: "a.go", Symbol: "F"}
 	for _, r := range []*contextbuilder.Refusal{
-		{Code: contextbuilder.RefuseAmbiguousTarget, Advice: contextbuilder.AmbiguityAdvice(contextbuilder.Candidate{Path: "a.go", Symbol: "F"}), Candidates: []contextbuilder.Candidate{{Path: "a.go", Symbol: "F"}}},
-		{Code: contextbuilder.RefuseContextTooLarge, Message: "needs 9 tokens", Advice: "… --target PATH:L1-L2 or --symbol NAME …"},
-		{Code: contextbuilder.RefuseContextTooLarge, Message: "target x is larger than the indexing size cap", Advice: "raise --max-file-size"},
+		{Code: contextbuilder.RefuseAmbiguousTarget, Candidates: []contextbuilder.Candidate{c}, Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionPickCandidate, Candidate: c}}},
+		{Code: contextbuilder.RefuseContextTooLarge, Message: "needs 9 tokens", Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionSelectRegion}, {Kind: contextbuilder.ActionNameSymbol}, {Kind: contextbuilder.ActionRaiseBudget}}},
+		{Code: contextbuilder.RefuseContextTooLarge, Message: "target x is larger than the indexing size cap", Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionSmallerFile}, {Kind: contextbuilder.ActionRaiseFileSizeCap}}},
+		{Code: contextbuilder.RefuseTargetNotFound, Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionNameTarget}}},
+		{Code: contextbuilder.RefuseTargetNotFound, Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionCheckPath}}},
+		{Code: contextbuilder.RefuseOutsideSandbox, Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionOpenFolder}}},
+		{Code: contextbuilder.RefuseOutsideSandbox, Actions: []contextbuilder.Action{{Kind: contextbuilder.ActionInsideWorkspace}}},
+		// A refusal without actions keeps its advice less its flags.
 		{Code: contextbuilder.RefuseTargetNotFound, Advice: "name a target file (plan_step.target_files; --target PATH on the command line)"},
-		{Code: contextbuilder.RefuseOutsideSandbox, Advice: "open a folder (or pass --root) and retry"},
 	} {
-		if a := mcpAdvice(r); a == "" || cliFlag.MatchString(a) || strings.Contains(a, "active_file") || strings.Contains(a, "command line") {
-			t.Errorf("%s: advice %q names a CLI flag or an editor field", r.Code, a)
+		if a := mcpAdvice(r); a == "" || cliFlag.MatchString(a) || strings.Contains(a, "active file") || strings.Contains(a, "command line") || strings.Contains(a, "ctxd:") || strings.Contains(a, "Ctxd") {
+			t.Errorf("%s: advice %q names a CLI flag, an editor field or an editor command", r.Code, a)
 		}
 	}
 }

@@ -492,13 +492,15 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printRefusal prints a refusal as the CLI's commands do: {"refusal": …}
+// printRefusal prints a refusal as the CLI's commands do, its advice in
+// the command line's words (cliTerms): {"refusal": …}
 // on stdout for programs (its candidates with LSP's 0-based lines, as
 // documented), the code, message and advice on stderr for people, with an
 // ambiguous target's candidates as --select values and 1-based lines, those
 // in the files named by first first. It returns the exit code (3, or 1
 // when stdout fails).
 func printRefusal(command string, refusal *contextbuilder.Refusal, stdout, stderr io.Writer, first ...string) int {
+	refusal = refusal.In(cliTerms)
 	if err := writeJSON(stdout, map[string]*contextbuilder.Refusal{"refusal": refusal}); err != nil {
 		fmt.Fprintf(stderr, "ctxd %s: writing the refusal: %v\n", command, err)
 		return exitInternal

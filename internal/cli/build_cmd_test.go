@@ -491,7 +491,9 @@ func TestFormatSummary(t *testing.T) {
 		"  P0  file    a`b.go        23 bytes  (target)\n",
 		"  P1  symbol  dep.go Sig    10 bytes  (dependency) sliced: SIGNATURES_ONLY\n",
 		"left out (1): not sent to the model\n  .env  deny_rule  the never-send rule \"**/*.env\" of the context contract (environment files, which hold secrets)\n",
-		"redactions (1): sent, but changed (secrets masked, bodies sliced)\n  content_sliced  dep.go  budget  SIGNATURES_ONLY\n",
+		// The count is the report's (issue 32, item 19: "redactions (0)"
+		// with one in the report); the excluded path is shown above.
+		"redactions (2): 1 under \"left out\" above; 1 sent, but changed (secrets masked, bodies sliced)\n  content_sliced  dep.go  budget  SIGNATURES_ONLY\n",
 		"recorded:  " + recordsDir(t, "ws") + "/ (the bundle under artifacts/contexts/, the event in audit.jsonl)\n           'ctxd verify --root ws' checks what was recorded\n",
 		"fingerprints (sha256; the same inputs give the same values):\n  files     fp-index  the workspace's files and contents (project_index_fingerprint)\n",
 		"  settings  fp-config  model, limits, deny rules, policy, estimator and secret rules (config_fingerprint)\n",
@@ -576,10 +578,14 @@ func TestBuildSelect(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks the candidates as --select values with 1-based lines:\nwant %s\ngot:\n%s", want, stderr)
 		}
-		for _, w := range []string{"--select a/a.go#A.Add", "user_selected_targets", "ctxd explain REFUSE_AMBIGUOUS_TARGET"} {
+		// The advice is in the command line's words (issue 32, item 11).
+		for _, w := range []string{"--select a/a.go#A.Add", "with --target", "ctxd explain REFUSE_AMBIGUOUS_TARGET"} {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("stderr lacks %q:\n%s", w, stderr)
 			}
+		}
+		if strings.Contains(stderr, "user_selected_targets") {
+			t.Errorf("stderr names a request field, not a flag:\n%s", stderr)
 		}
 	})
 	t.Run("target file first", func(t *testing.T) {
@@ -747,5 +753,50 @@ func TestBuildRefusalNeverSend(t *testing.T) {
 	}
 	if strings.Contains(stderr, "deny:") || strings.Contains(stderr, "docs/contract.md") {
 		t.Errorf("stderr shows the rule file's form or a document the user may not have:\n%s", stderr)
+	}
+}
+
+// TestFormatSummaryBudgetRemovals: blocks removed for the budget are
+// "left out", also when another block of their file is sent, with how
+// many were removed, and not "sent, but changed"; each block shows its
+// own slice, not every slice of its file (issue 32, item 15).
+func TestFormatSummaryBudgetRemovals(t *testing.T) {
+	r := sampleResult()
+	str := func(s string) *string { return &s }
+	sym := func(id, name string) contextbuilder.Block {
+		return contextbuilder.Block{BlockID: id, BlockType: contextbuilder.BlockSymbol, Priority: contextbuilder.P1, Title: name, Content: "func " + name + "()",
+			Meta: contextbuilder.BlockMeta{Path: str("h.go"), Symbol: str(name), Encoding: "utf-8", Source: contextbuilder.SourceIndex}}
+	}
+	r.Bundle.Blocks = append(r.Bundle.Blocks[:2], sym("b4", "Header.Add"), sym("b5", "Header.Get"))
+	r.Manifest.Selection.IncludedFiles = append(r.Manifest.Selection.IncludedFiles[:1], contextbuilder.IncludedFile{Path: "h.go", Reason: contextbuilder.ReasonDependency})
+	r.Manifest.Selection.ExcludedCandidates = []contextbuilder.Excluded{{Path: "h.go", Reason: contextbuilder.ExcludeTokenBudget}, {Path: "x.go", Reason: contextbuilder.ExcludeTokenBudget}}
+	r.RedactionReport.Redactions = []contextbuilder.Redaction{
+		{Type: contextbuilder.RedactContentSliced, Target: "a`b.go", Reason: contextbuilder.RedactReasonBudget, Details: "TARGET_REGION_ONLY: target, lines 1-2 of 9"},
+		{Type: contextbuilder.RedactBlockRemoved, Target: "h.go", Reason: contextbuilder.RedactReasonBudget, Details: "P1 dependency Header.Del in h.go: removed"},
+		{Type: contextbuilder.RedactBlockRemoved, Target: "h.go", Reason: contextbuilder.RedactReasonBudget, Details: "P1 dependency Header.Set in h.go: removed"},
+		{Type: contextbuilder.RedactContentSliced, Target: "h.go", Reason: contextbuilder.RedactReasonBudget, Details: "dependency Header.Add: SIGNATURES_ONLY, line 30 of 274"},
+		{Type: contextbuilder.RedactContentSliced, Target: "h.go", Reason: contextbuilder.RedactReasonBudget, Details: "dependency Header.Get: SIGNATURES_ONLY, line 49 of 274"},
+		{Type: contextbuilder.RedactBlockRemoved, Target: "x.go", Reason: contextbuilder.RedactReasonBudget, Details: "P2 caller x.go: not included"},
+	}
+	var buf bytes.Buffer
+	if err := formatSummary(&buf, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, w := range []string{
+		"  P0  file    a`b.go           23 bytes  (target) sliced: TARGET_REGION_ONLY: target, lines 1-2 of 9\n",
+		"  P1  symbol  h.go Header.Add  17 bytes  (dependency) sliced: SIGNATURES_ONLY, line 30 of 274\n",
+		"  P1  symbol  h.go Header.Get  17 bytes  (dependency) sliced: SIGNATURES_ONLY, line 49 of 274\n",
+		"left out (2): not sent to the model\n" +
+			"  h.go  token_budget  other blocks of this file are sent; 2 blocks removed; first: P1 dependency Header.Del in h.go: removed\n" +
+			"  x.go  token_budget  P2 caller x.go: not included\n",
+		"redactions (6): 3 under \"left out\" above; 3 sent, but changed (secrets masked, bodies sliced)\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "block_removed") {
+		t.Errorf("a removed block is listed as sent, but changed:\n%s", out)
 	}
 }

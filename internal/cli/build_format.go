@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -54,11 +55,26 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 	for _, f := range m.Selection.IncludedFiles {
 		reasons[f.Path] = f.Reason
 	}
-	sliced := map[string][]string{}
+	// Each block shows its own slice: a symbol block the entry of its
+	// symbol, a file block the entry of the file's block. An entry that
+	// names no block (a group of entries) is shown on every block of its
+	// file.
+	type blockKey struct{ path, symbol string }
+	sliced := map[blockKey][]string{}
 	for _, red := range rr.Redactions {
-		if red.Type == contextbuilder.RedactContentSliced {
-			sliced[red.Target] = append(sliced[red.Target], markdown.OneLine(red.Details))
+		if red.Type != contextbuilder.RedactContentSliced {
+			continue
 		}
+		k, d := blockKey{path: red.Target, symbol: "*"}, red.Details
+		if sym, ok := contextbuilder.SlicedSymbol(red); ok {
+			k.symbol = sym
+			if sym != "" {
+				// "dependency Header.Add: SIGNATURES_ONLY, …": the row
+				// names the symbol already.
+				_, d, _ = strings.Cut(d, ": ")
+			}
+		}
+		sliced[k] = append(sliced[k], markdown.OneLine(d))
 	}
 	fmt.Fprintf(bw, "\nblocks (%d):\n", len(b.Blocks))
 	var rows [][]string
@@ -69,7 +85,12 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 			if reason, ok := reasons[*blk.Meta.Path]; ok {
 				extra = "(" + markdown.OneLine(string(reason)) + ")"
 			}
-			if s := sliced[*blk.Meta.Path]; len(s) > 0 {
+			sym := ""
+			if blk.Meta.Symbol != nil {
+				sym = *blk.Meta.Symbol
+			}
+			s := append(slices.Clone(sliced[blockKey{*blk.Meta.Path, sym}]), sliced[blockKey{*blk.Meta.Path, "*"}]...)
+			if len(s) > 0 {
 				extra = strings.TrimSpace(extra + " sliced: " + strings.Join(s, "; "))
 			}
 		}
@@ -82,35 +103,63 @@ func formatSummary(w io.Writer, r *contextbuilder.Result, root string) error {
 
 	// An exclusion is recorded twice, in the manifest (path and reason)
 	// and in the redaction report (the rule or limit that decided): it is
-	// shown once, with both.
+	// shown once, with both. A path left out for the budget may have had
+	// several blocks removed, and other blocks of it may be sent: its line
+	// says how many were removed and that the others are sent.
 	details := map[string]string{}
+	removals := map[string]int{}
 	folded := make([]bool, len(rr.Redactions))
 	excluded := map[string]bool{}
 	for _, e := range m.Selection.ExcludedCandidates {
 		excluded[e.Path] = true
 	}
+	sent := map[string]bool{}
+	for _, blk := range b.Blocks {
+		if blk.Meta.Path != nil && blk.BlockType != contextbuilder.BlockErrorContext {
+			sent[*blk.Meta.Path] = true
+		}
+	}
+	nFolded := 0
 	for i, red := range rr.Redactions {
 		if excluded[red.Target] && (red.Type == contextbuilder.RedactPathExcluded || red.Type == contextbuilder.RedactBlockRemoved) {
 			if _, seen := details[red.Target]; !seen {
 				details[red.Target] = detailText(red)
 			}
+			if red.Type == contextbuilder.RedactBlockRemoved {
+				removals[red.Target] += red.Count()
+			}
 			folded[i] = true
+			nFolded++
 		}
 	}
 	fmt.Fprintf(bw, "\nleft out (%d): not sent to the model\n", len(m.Selection.ExcludedCandidates))
 	rows = nil
 	for _, e := range m.Selection.ExcludedCandidates {
-		rows = append(rows, []string{markdown.OneLine(e.Path), markdown.OneLine(string(e.Reason)), details[e.Path]})
+		d := details[e.Path]
+		if n := removals[e.Path]; n > 1 {
+			d = fmt.Sprintf("%d blocks removed; first: %s", n, d)
+		}
+		if sent[e.Path] && e.Reason == contextbuilder.ExcludeTokenBudget {
+			d = strings.TrimSpace("other blocks of this file are sent; " + d)
+		}
+		rows = append(rows, []string{markdown.OneLine(e.Path), markdown.OneLine(string(e.Reason)), d})
 	}
 	writeTable(bw, rows)
 
+	// The count is the redaction report's, so that it matches the report;
+	// the entries shown under "left out" are counted there and not
+	// repeated here.
 	rows = nil
 	for i, red := range rr.Redactions {
 		if !folded[i] {
 			rows = append(rows, []string{markdown.OneLine(string(red.Type)), markdown.OneLine(red.Target), markdown.OneLine(string(red.Reason)), detailText(red)})
 		}
 	}
-	fmt.Fprintf(bw, "\nredactions (%d): sent, but changed (secrets masked, bodies sliced)\n", len(rows))
+	if nFolded > 0 {
+		fmt.Fprintf(bw, "\nredactions (%d): %d under \"left out\" above; %d sent, but changed (secrets masked, bodies sliced)\n", len(rr.Redactions), nFolded, len(rows))
+	} else {
+		fmt.Fprintf(bw, "\nredactions (%d): sent, but changed (secrets masked, bodies sliced)\n", len(rows))
+	}
 	writeTable(bw, rows)
 
 	if root != "" {
