@@ -471,7 +471,7 @@ local function main()
     ok(text:find("REFUSE_CONTEXT_TOO_LARGE: " .. err.message, 1, true), "code and message in: " .. text)
     ok(text:find("Advice: " .. err.advice, 1, true), "advice in: " .. text)
     ok(text:find("File: cmd/main.go", 1, true), "file in: " .. text)
-    ok(text:find("Budget: 368 tokens estimated for everything the build would send", 1, true), "budget in: " .. text)
+    ok(text:find("Budget: 368 tokens estimated for the required blocks after slicing", 1, true), "budget in: " .. text)
     ok(text:find("the number the statusline shows", 1, true), "the statusline's number is named: " .. text)
     ok(text:find("counts the required blocks alone (249 tokens)", 1, true), "the message's count is named: " .. text)
     ok(text:find("Help: " .. render.refusal_help, 1, true), "the help on refusal codes: " .. text)
@@ -1314,8 +1314,8 @@ local function main()
         return #notes_at(vim.log.levels.ERROR) > 0
       end, "an error notification")
       eq(nil, commands.refusal_window(), "no window for a refusal that fits")
-      eq(require("ctxd.errors").format(err) .. "\n" .. render.refusal_budget_note(err),
-        notes_at(vim.log.levels.ERROR)[1], "a refusal that fits is notified whole")
+      eq(require("ctxd.errors").format(err), notes_at(vim.log.levels.ERROR)[1],
+        "a refusal that fits is notified whole (one number: no note)")
     end, function()
       vim.o.columns = columns
       vim.o.cmdheight = cmdheight

@@ -177,19 +177,17 @@ local function table_section(out, title, items, headers, row)
 end
 
 -- The refusal of a build whose required blocks alone exceed the hard
--- limit names their count; the budget report's estimate is larger, since
--- it also counts the P1 context (after slicing) that would have been sent
--- with them. This says which is which (docs/contract.md, "Budget").
-M.over_hard_limit = "over the hard limit: the required blocks (system, constraints, targets) alone exceed it,"
-  .. " so a build is refused; its refusal counts those blocks only, while this estimate (the statusline's"
-  .. " number) also counts the P1 context after slicing"
+-- limit names their count after slicing, and so does its budget report's
+-- estimate (the statusline's number): the P1 context would be dropped
+-- before a refusal (docs/contract.md, "Budget").
+M.over_hard_limit = "over the hard limit: the required blocks (system, constraints, targets), after slicing,"
+  .. " alone exceed it, so a build is refused; this estimate (the statusline's number) counts those blocks"
 
 -- hard_limit_numbers returns the two numbers of a refusal of a build over
 -- the hard limit (its budget report's decision is refuse_hard_limit): the
--- tokens its message gives, those of the required blocks alone (nil when
--- the message does not say), and its budget report's estimate, the
--- required blocks plus the P1 context (the statusline's number). nil when
--- err is not such a refusal.
+-- tokens its message gives (nil when the message does not say) and its
+-- budget report's estimate (the statusline's number), both the required
+-- blocks after slicing. nil when err is not such a refusal.
 function M.hard_limit_numbers(err)
   local br = type(err) == "table" and err.budget_report
   if type(br) ~= "table" or br.decision ~= "refuse_hard_limit" then
@@ -199,9 +197,10 @@ function M.hard_limit_numbers(err)
   return { required = needs, estimate = tonumber(br.estimated_input_tokens), hard_limit = tonumber(br.hard_limit_tokens) }
 end
 
--- refusal_budget_note is the line a refusal's notification gets when its
--- message and the statusline give different numbers for one build: it
--- names both. nil when there is nothing to tell apart.
+-- refusal_budget_note is the line a refusal's notification gets if its
+-- message and the statusline ever give different numbers for one build
+-- (a server older than the one-figure refusal): it names both. nil when
+-- they agree.
 function M.refusal_budget_note(err)
   local n = M.hard_limit_numbers(err)
   if not n or not n.estimate or n.required == n.estimate then
@@ -594,13 +593,13 @@ function M.refusal(err, info, width)
       local n = M.hard_limit_numbers(err)
       local message_count
       if n.required and n.required == n.estimate then
-        message_count = "The message above gives the same number: there is no P1 context to add."
+        message_count = "The message above gives the same number."
       else
         message_count = string.format("The message above counts the required blocks alone (%s):"
           .. " they exceed the hard limit by themselves.", n.required and (n.required .. " tokens") or "a smaller number")
       end
-      para(string.format("%s tokens estimated for everything the build would send (the required blocks plus"
-        .. " P1 context, after slicing; the number the statusline shows) against a hard limit of %s"
+      para(string.format("%s tokens estimated for the required blocks after slicing (the P1 context would be"
+        .. " dropped first; the number the statusline shows) against a hard limit of %s"
         .. " (max_input_tokens %s - %s reserved for the output). %s",
         str(br.estimated_input_tokens), str(br.hard_limit_tokens), str(br.max_input_tokens),
         str(br.reserve_output_tokens), message_count), "Budget: ")
