@@ -150,7 +150,7 @@ describe("Generate Change against the real ctxd and the fake model", { timeout: 
 
   it("anthropic, streamed: accepted on the first attempt", async () => {
     const m = await fake([answer(oneLineDiff(lines, commentLine, oldComment, newComment))]);
-    const model = new AnthropicChatModel({ baseUrl: m.url, model: "claude-test", maxOutputTokens: 2048 });
+    const model = new AnthropicChatModel({ baseUrl: m.url, model: "claude-sonnet-4", maxOutputTokens: 2048 });
     const outcome = await runChange({ commands: server.commands, model, request: request(), intent: "Put a comma in the comment of List", maxRetries: 2, maxOutputTokens: 2048 });
     assert.equal(outcome.kind, "accepted");
     assert.equal(outcome.attempts.length, 1);
