@@ -57,12 +57,28 @@ func compactUses(us []Use) []Use {
 	if len(us) == 0 {
 		return nil
 	}
-	for i := range us {
-		us[i].Start, us[i].End = 0, 0
+	// A file's uses are mostly repeats: drop them before sorting, so the
+	// sort compares the distinct ones only.
+	seen := usesSeen.Get().(map[Use]struct{})
+	defer func() {
+		clear(seen)
+		usesSeen.Put(seen)
+	}()
+	out := us[:0]
+	for _, u := range us {
+		u.Start, u.End = 0, 0
+		if _, dup := seen[u]; dup {
+			continue
+		}
+		seen[u] = struct{}{}
+		out = append(out, u)
 	}
-	slices.SortFunc(us, compareUse)
-	return slices.Clone(slices.Compact(us))
+	slices.SortFunc(out, compareUse)
+	return slices.Clone(out)
 }
+
+// usesSeen holds compactUses' sets between files.
+var usesSeen = sync.Pool{New: func() any { return map[Use]struct{}{} }}
 
 func compareUse(a, b Use) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
