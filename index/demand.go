@@ -5,6 +5,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -231,7 +232,9 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	// Past maxRuns, the first missing file takes the whole root.
 	capped := int64(d.runs) > runs
 	all := false
-	for _, n := range d.trace.Needs() {
+	needs := d.trace.Needs()
+	d.prefetchDecls(ctx, needs, rest)
+	for _, n := range needs {
 		if d.checked[n] {
 			continue
 		}
@@ -272,6 +275,48 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	d.graph = d.graph.UpdateTraced(d.source(), add, d.trace)
 	d.view = d.root.withGraph(d.graph)
 	return true, nil
+}
+
+// prefetchDecls computes, on every core, the declaration filters of the
+// unparsed Go files that the directory lookups among needs look into
+// (NeedDirWords; see File.declFilter): each reads its file again, which
+// the candidates' test would otherwise do one file at a time.
+func (d *Demand) prefetchDecls(ctx context.Context, needs []relate.Need, rest []string) {
+	dirs := map[string]bool{}
+	for _, n := range needs {
+		if n.Kind == relate.NeedDirWords && !d.checked[n] {
+			dir, _, _ := strings.Cut(n.Key, "\x00")
+			dirs[dir] = true
+		}
+	}
+	var files []*File
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		for _, p := range inDir(rest, dir) {
+			if f, ok := d.root.files.Get(p); ok && f.Language == syntax.Go && !f.Parsed() {
+				files = append(files, f)
+			}
+		}
+	}
+	parallel(ctx, len(files), runtime.GOMAXPROCS(0), func(i, _ int) { files[i].declFilter() })
+}
+
+// inDir returns the run of paths (sorted) directly in dir.
+func inDir(paths []string, dir string) []string {
+	prefix := dir + "/"
+	if dir == "" {
+		prefix = ""
+	}
+	lo, _ := slices.BinarySearch(paths, prefix)
+	var out []string
+	for _, p := range paths[lo:] {
+		if !strings.HasPrefix(p, prefix) {
+			break
+		}
+		if !strings.Contains(p[len(prefix):], "/") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // parse makes sure the files at paths are parsed, on every core.

@@ -126,10 +126,14 @@ type syntaxCell struct {
 	f    *syntax.File
 	set  atomic.Bool // f is final
 	// decls is the filter of a Go text's declaration words
-	// (syntax.GoDeclWords) while the text is not parsed, when the listing
-	// computed one: a demand-driven build looks for the file declaring a
-	// name through it. The parse drops it; the extraction answers then.
-	decls atomic.Pointer[words.Filter]
+	// (syntax.GoDeclWords) while the text is not parsed: a demand-driven
+	// build looks for the file declaring a name through it. declsLoad
+	// computes it from the text read again, once (declsOnce), when a
+	// build first asks (see [File.declFilter]); nil when the file has
+	// none. The parse drops it: the extraction answers then.
+	decls     atomic.Pointer[words.Filter]
+	declsOnce sync.Once
+	declsLoad func() *words.Filter
 }
 
 // parsedCell is a cell whose extraction is already known.
@@ -157,12 +161,27 @@ func (c *syntaxCell) get() *syntax.File {
 // filter of its declaration words while it is unparsed and has one, else
 // through the filter of all its words.
 func (f *File) mayDeclare(k words.Key) bool {
-	if f.syn != nil {
-		if d := f.syn.decls.Load(); d != nil {
-			return d.MayContainKey(k)
-		}
+	if d := f.declFilter(); d != nil {
+		return d.MayContainKey(k)
 	}
 	return f.words.MayContainKey(k)
+}
+
+// declFilter returns the filter of f's declaration words while f is not
+// parsed, computing it on first need; nil when there is none (f is
+// parsed, not Go, not clean enough, or changed on disk since it was
+// listed).
+func (f *File) declFilter() *words.Filter {
+	c := f.syn
+	if c == nil || c.declsLoad == nil || c.done() {
+		return nil
+	}
+	c.declsOnce.Do(func() {
+		if d := c.declsLoad(); d != nil && !c.done() {
+			c.decls.Store(d)
+		}
+	})
+	return c.decls.Load()
 }
 
 func (c *syntaxCell) done() bool { return c.set.Load() }

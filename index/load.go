@@ -170,13 +170,9 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func
 			hold = func() *heldText { return keep(text) }
 		}
 		f.syn = ld.lazy(rel, f, hold)
-		if f.Language == syntax.Go && ld.hold == nil && !f.syn.done() {
+		if f.Language == syntax.Go && (f.Encoding == classify.UTF8 || f.Encoding == classify.ASCII) && ld.hold == nil && !f.syn.done() {
 			// Not parsed before a build may need it: see mayDeclare.
-			clean := false
-			d := words.NewFilterOf(func(add func([]byte)) { clean = syntax.GoDeclWords(text, add) })
-			if clean {
-				f.syn.decls.Store(d)
-			}
+			f.syn.declsLoad = ld.declsOf(rel, f)
 		}
 		return f, nil
 	}
@@ -185,6 +181,27 @@ func loadText(ctx context.Context, rel string, data []byte, ld loader, keep func
 	sf, _ := ld.parse(ctx, f.Language, f.SHA256(), text)
 	f.syn = parsedCell(sf)
 	return f, nil
+}
+
+// declsOf returns the computation of the filter of f's declaration words
+// (syntax.GoDeclWords) from its bytes read again: on first need, for the
+// few files a demand-driven build looks into for a declaration, not for
+// every file the listing reads. nil from it when the bytes changed or
+// the text is not clean enough to say.
+func (ld loader) declsOf(rel string, f *File) func() *words.Filter {
+	size, sha := f.ByteSize, f.SHA256()
+	return func() *words.Filter {
+		data := ld.reread(rel, size, sha)
+		if data == nil {
+			return nil
+		}
+		clean := false
+		d := words.NewFilterOf(func(add func([]byte)) { clean = syntax.GoDeclWords(data, add) })
+		if !clean {
+			return nil
+		}
+		return d
+	}
 }
 
 // lazy returns the pending extraction of f: its bytes read again, checked
