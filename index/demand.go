@@ -197,22 +197,24 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	d.runs++
 	// Only the files outside the demand set can be missing.
 	rest := make([]string, 0, len(d.root.Paths())-len(d.have))
+	// The files by path in a plain map: the candidates' tests look each
+	// up once per lookup.
+	files := make(map[string]*File, cap(rest))
 	for _, p := range d.root.Paths() {
 		if !d.have[p] {
 			rest = append(rest, p)
+			files[p], _ = d.root.files.Get(p)
 		}
 	}
 	pf := relate.Prefilter{
 		May: func(p string, k words.Key) bool {
-			f, _ := d.root.files.Get(p)
-			return f.words.MayContainKey(k)
+			return files[p].words.MayContainKey(k)
 		},
 		Declares: func(p string, k words.Key) bool {
-			f, _ := d.root.files.Get(p)
-			return f.mayDeclare(k)
+			return files[p].mayDeclare(k)
 		},
 		Imports: func(p string, h uint64) (yes, known bool) {
-			f, _ := d.root.files.Get(p)
+			f := files[p]
 			if !f.goImpsOK {
 				return false, false
 			}

@@ -178,28 +178,29 @@ func (g *Graph) admitterWith(n Need, pf Prefilter) func(p string) bool {
 		declares = pf.May
 	}
 	admits := g.admitterOf(n, imports)
+	may := pf.May
 	if n.Kind == NeedDirWords {
-		return func(p string) bool { return admits(p, func(k words.Key) bool { return declares(p, k) }) }
+		may = declares
 	}
-	return func(p string) bool { return admits(p, func(k words.Key) bool { return pf.May(p, k) }) }
+	return func(p string) bool { return admits(p, may) }
 }
 
 // admitterOf is the test of one lookup given a file's words (may).
-func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known bool)) func(p string, may func(words.Key) bool) bool {
+func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known bool)) func(p string, may func(string, words.Key) bool) bool {
 	switch n.Kind {
 	case NeedFile:
-		return func(p string, _ func(words.Key) bool) bool { return p == n.Key }
+		return func(p string, _ func(string, words.Key) bool) bool { return p == n.Key }
 	case NeedRef, NeedSym, NeedBaseUse, NeedJavaPkg, NeedNamespace:
 		ws := words.KeyOf(words.Split(n.Key))
 		if len(ws) == 0 {
-			return func(string, func(words.Key) bool) bool { return true }
+			return func(string, func(string, words.Key) bool) bool { return true }
 		}
-		return func(_ string, may func(words.Key) bool) bool { return may(ws) }
+		return func(p string, may func(string, words.Key) bool) bool { return may(p, ws) }
 	case NeedGoDir:
 		// A Go file whose header the listing read is placed in its
 		// package without its extraction (fileFacts.goHead).
 		v := g.view()
-		return func(p string, _ func(words.Key) bool) bool {
+		return func(p string, _ func(string, words.Key) bool) bool {
 			if dirOf(p) != n.Key || syntax.FamilyForPath(p) != syntax.FamilyGo {
 				return false
 			}
@@ -215,8 +216,8 @@ func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known 
 			p.goos, p.goarch, _ = strings.Cut(plat, "/")
 		}
 		v := g.view()
-		return func(path string, may func(words.Key) bool) bool {
-			if dirOf(path) != dir || (len(ws) != 0 && !may(ws)) {
+		return func(path string, may func(string, words.Key) bool) bool {
+			if dirOf(path) != dir || (len(ws) != 0 && !may(path, ws)) {
 				return false
 			}
 			if !hasPlat {
@@ -234,18 +235,18 @@ func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known 
 	case NeedGoRef:
 		dir, name, _ := strings.Cut(n.Key, "\x00")
 		ws := words.KeyOf(words.Split(name))
-		return func(p string, may func(words.Key) bool) bool {
-			return dirOf(p) == dir && syntax.FamilyForPath(p) == syntax.FamilyGo && (len(ws) == 0 || may(ws))
+		return func(p string, may func(string, words.Key) bool) bool {
+			return dirOf(p) == dir && syntax.FamilyForPath(p) == syntax.FamilyGo && (len(ws) == 0 || may(p, ws))
 		}
 	case NeedProject:
-		return func(p string, _ func(words.Key) bool) bool {
+		return func(p string, _ func(string, words.Key) bool) bool {
 			return dirOf(p) == n.Key && (strings.HasSuffix(p, ".csproj") || strings.HasSuffix(p, ".sln"))
 		}
 	case NeedReg:
 		ws, under, ok := g.regWords(n.Key)
 		if !ok {
 			fams := regFamilies(n.Key)
-			return func(p string, _ func(words.Key) bool) bool {
+			return func(p string, _ func(string, words.Key) bool) bool {
 				return fams == nil || slices.Contains(fams, syntax.FamilyForPath(p))
 			}
 		}
@@ -267,7 +268,7 @@ func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known 
 				exact = append(exact, a[0])
 			}
 		}
-		return func(p string, may func(words.Key) bool) bool {
+		return func(p string, may func(string, words.Key) bool) bool {
 			if fams != nil && !slices.Contains(fams, syntax.FamilyForPath(p)) {
 				return false
 			}
@@ -287,10 +288,15 @@ func (g *Graph) admitterOf(n Need, imports func(p string, h uint64) (yes, known 
 			if under != nil && under(p) {
 				return true
 			}
-			return slices.ContainsFunc(alts, may)
+			for _, a := range alts {
+				if may(p, a) {
+					return true
+				}
+			}
+			return false
 		}
 	}
-	return func(string, func(words.Key) bool) bool { return true }
+	return func(string, func(string, words.Key) bool) bool { return true }
 }
 
 // dir returns the directory a lookup is confined to: only the files
