@@ -87,40 +87,12 @@ end
 
 -- history returns the remembered intents, newest first.
 function M.history()
-  local path = M.history_path()
-  if vim.fn.filereadable(path) ~= 1 then
-    return {}
-  end
-  local ok, data = pcall(function()
-    return vim.json.decode(table.concat(vim.fn.readfile(path), "\n"))
-  end)
-  if not ok or type(data) ~= "table" then
-    return {}
-  end
-  local out = {}
-  for _, s in ipairs(data) do
-    if type(s) == "string" and s ~= "" then
-      table.insert(out, s)
-    end
-  end
-  return out
+  return require("ctxd.intents").read(M.history_path())
 end
 
 -- remember puts intent first in the history, keeping at most max.
 function M.remember(intent, max)
-  max = max or config.get().change.history
-  if max <= 0 then
-    return
-  end
-  local list = { intent }
-  for _, s in ipairs(M.history()) do
-    if s ~= intent and #list < max then
-      table.insert(list, s)
-    end
-  end
-  local path = M.history_path()
-  pcall(vim.fn.mkdir, vim.fn.fnamemodify(path, ":h"), "p")
-  pcall(vim.fn.writefile, { vim.json.encode(list) }, path)
+  require("ctxd.intents").push(M.history_path(), intent, max or config.get().change.history)
 end
 
 -- ask_intent asks for an intent with vim.ui.input; the remembered ones

@@ -14,10 +14,10 @@ function M.path()
   return vim.fn.stdpath("data") .. "/ctxd/intent-history.json"
 end
 
--- history returns the remembered intents, newest first; a missing or
--- unreadable file is an empty history.
-function M.history()
-  local path = M.path()
+-- read returns the intents kept in the file at path, newest first; a
+-- missing or unreadable file is an empty list. (Builds and :CtxdChange
+-- keep their histories in two files, read and written alike.)
+function M.read(path)
   if vim.fn.filereadable(path) ~= 1 then
     return {}
   end
@@ -36,22 +36,31 @@ function M.history()
   return out
 end
 
--- remember puts intent first in the history (once), keeping at most the
--- intent_history option's number of them; 0 keeps none.
-function M.remember(intent)
-  local max = config.get().intent_history
+-- push puts intent first in the list kept at path (once), keeping at most
+-- max of them; 0 keeps none.
+function M.push(path, intent, max)
   if type(intent) ~= "string" or vim.trim(intent) == "" or max <= 0 then
     return
   end
   local list = { intent }
-  for _, s in ipairs(M.history()) do
+  for _, s in ipairs(M.read(path)) do
     if s ~= intent and #list < max then
       table.insert(list, s)
     end
   end
-  local path = M.path()
   pcall(vim.fn.mkdir, vim.fn.fnamemodify(path, ":h"), "p")
   pcall(vim.fn.writefile, { vim.json.encode(list) }, path)
+end
+
+-- history returns the remembered intents of builds, newest first.
+function M.history()
+  return M.read(M.path())
+end
+
+-- remember puts intent first in the history (once), keeping at most the
+-- intent_history option's number of them; 0 keeps none.
+function M.remember(intent)
+  M.push(M.path(), intent, config.get().intent_history)
 end
 
 -- ask calls cb(intent) after asking for one; intent is "" when the user
