@@ -10,6 +10,10 @@
 //	ctxd index --root DIR [--json] [--skipped]              index a folder, print its status
 //	ctxd record --root DIR --thread-id ID --turn-id ID      record a model's output for a thread's turn
 //	ctxd verify --root DIR [--mode stream|ledger] [--json]  replay the records and check every digest
+//	ctxd check-change --root DIR --answer FILE [...]        check a model's answer against its bundle
+//	ctxd init [--root DIR] [--force]                        write .ctxd/config.json with every default
+//	ctxd mcp [--root DIR]                                   serve the Model Context Protocol over stdio
+//	ctxd explain CODE                                       the long help of a refusal code
 //	ctxd version [--json]                                   print version, commit and Go version
 //	ctxd help [command]                                     print help
 //

@@ -18,8 +18,8 @@ import (
 // of editors/vscode/package.json.
 var vscodeTerms = contextbuilder.Terms{
 	Region:      "select the lines to change and run \"ctxd: Build Context for Selection\" instead of sending the whole file",
-	Symbol:      "run \"ctxd: Build Context for Symbol...\" with the symbol to change",
-	Symbols:     "the symbols given to \"ctxd: Build Context for Symbol...\"",
+	Symbol:      "run \"ctxd: Build Context for Symbol…\" with the symbol to change",
+	Symbols:     "the symbols given to \"ctxd: Build Context for Symbol…\"",
 	Budget:      "raise the ctxd.model.maxInputTokens setting for a model with a larger input window",
 	FileSizeCap: "add \"--max-file-size\" and a size in bytes to the ctxd.server.extraArgs setting, then run \"ctxd: Restart Server\", if the file really must be sent",
 	Target:      "open the file to change (or select the lines to change in it) and build from its editor",

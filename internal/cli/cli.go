@@ -1,6 +1,8 @@
 // Package cli is ctxd's command line: the subcommands serve (LSP over
 // stdio), mcp (the Model Context Protocol over stdio, for coding agents),
-// build, index, record, verify, explain (the long help of a refusal code)
+// build, index, record, verify, check-change (a model's answer checked
+// against its bundle), init (.ctxd/config.json with every default, each
+// explained in .ctxd/README.md), explain (the long help of a refusal code)
 // and version, their flags, usage text and exit codes. Each subcommand
 // decodes its flags, calls the workspace layer (or starts the LSP or MCP
 // server) and encodes the result; the business logic lives below it.
