@@ -280,21 +280,24 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 }
 
 // prefetchDecls computes, on every core, the declaration filters of the
-// unparsed Go files that the directory lookups among needs look into
-// (NeedDirWords; see File.declFilter): each reads its file again, which
-// the candidates' test would otherwise do one file at a time.
+// unparsed Go files that the directory lookups among needs will test by
+// them (NeedDirWords; see File.declFilter): those whose word filter
+// admits the lookup's words. Each reads its file again, which the
+// candidates' tests would otherwise do one file at a time.
 func (d *Demand) prefetchDecls(ctx context.Context, needs []relate.Need, rest []string) {
-	dirs := map[string]bool{}
-	for _, n := range needs {
-		if n.Kind == relate.NeedDirWords && !d.checked[n] {
-			dir, _, _ := strings.Cut(n.Key, "\x00")
-			dirs[dir] = true
-		}
-	}
+	seen := map[*File]bool{}
 	var files []*File
-	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+	for _, n := range needs {
+		if n.Kind != relate.NeedDirWords || d.checked[n] {
+			continue
+		}
+		dir, list, _ := strings.Cut(n.Key, "\x00")
+		list, _, _ = strings.Cut(list, "\x00")
+		k := words.KeyOf(words.Split(list))
 		for _, p := range inDir(rest, dir) {
-			if f, ok := d.root.files.Get(p); ok && f.Language == syntax.Go && !f.Parsed() {
+			f, ok := d.root.files.Get(p)
+			if ok && !seen[f] && f.Language == syntax.Go && !f.Parsed() && f.words.MayContainKey(k) {
+				seen[f] = true
 				files = append(files, f)
 			}
 		}

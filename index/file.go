@@ -161,6 +161,11 @@ func (c *syntaxCell) get() *syntax.File {
 // filter of its declaration words while it is unparsed and has one, else
 // through the filter of all its words.
 func (f *File) mayDeclare(k words.Key) bool {
+	// The declaration words are words of the text: a key the whole
+	// text's filter rules out needs no declaration filter.
+	if !f.words.MayContainKey(k) {
+		return false
+	}
 	if d := f.declFilter(); d != nil {
 		return d.MayContainKey(k)
 	}
