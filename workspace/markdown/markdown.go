@@ -225,8 +225,13 @@ func fenceLang(p *string) string {
 	return fenceLangs[strings.ToLower(path.Ext(*p))]
 }
 
-// ModelName is "provider/model", each part on one line.
+// ModelName is "provider/model", each part on one line; a model named
+// with its provider already ("anthropic/claude-sonnet-4", as routers
+// write it) is not prefixed again.
 func ModelName(m contextbuilder.Model) string {
+	if strings.HasPrefix(m.Model, m.Provider+"/") {
+		return OneLine(m.Model)
+	}
 	return OneLine(m.Provider) + "/" + OneLine(m.Model)
 }
 
