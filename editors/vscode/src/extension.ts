@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): CtxdApi {
     change.registerDocuments(),
     vscode.window.createTreeView(ViewIds.results, { treeDataProvider: tree, showCollapseAll: true }),
     ...handlers.register(),
-    new BudgetStatusBar(server),
+    new BudgetStatusBar(server, editors),
     // VS Code 1.101+: `ctxd mcp` per folder for agent mode; nothing (and one log line) before.
     ...registerMcpServers(context.extensionPath, output),
     vscode.workspace.onDidChangeConfiguration(async (e) => {

@@ -1,13 +1,16 @@
 // The budget in the status bar: `ctxd.budget` of the active file of the
-// workspace (or of its selection when there is one; nothing for any other
-// editor), re-asked 300 ms after the last edit,
+// workspace (or of its selection when there is one), re-asked 300 ms after
+// the last edit,
 // selection change or editor switch. An answer that is overtaken by a newer
-// question is cancelled and never shown.
+// question is cancelled and never shown. While a ctxd preview, the output
+// or a view has the focus it is the budget of the file the commands build
+// from (the last file editor of the workspace, FileEditorTracker); a file
+// outside the workspace folders shows nothing.
 
 import * as vscode from "vscode";
 import type { ServerSession } from "./client";
 import { editorStateOf } from "./editorState";
-import { isWorkspaceFile } from "./fileEditors";
+import { isWorkspaceFile, type FileEditorTracker } from "./fileEditors";
 import { ClientCommands } from "./ids";
 import { displayLines, statusBarModel, type StatusBarModel, type StatusInput } from "./render";
 import { buildRequest, isEmptyRange } from "./request";
@@ -23,7 +26,10 @@ export class BudgetStatusBar implements vscode.Disposable {
   private inFlight: vscode.CancellationTokenSource | undefined;
   private generation = 0;
 
-  constructor(private readonly session: ServerSession) {
+  constructor(
+    private readonly session: ServerSession,
+    private readonly editors?: FileEditorTracker,
+  ) {
     this.item = vscode.window.createStatusBarItem("ctxd.budget", vscode.StatusBarAlignment.Right, 100);
     this.item.name = "ctxd budget";
     this.disposables.push(
@@ -65,10 +71,20 @@ export class BudgetStatusBar implements vscode.Disposable {
     this.inFlight?.cancel();
     this.inFlight?.dispose();
     this.inFlight = undefined;
-    const editor = vscode.window.activeTextEditor;
+    const active = vscode.window.activeTextEditor;
     // Nothing for a file outside the workspace folders (the user's
     // settings.json): ctxd would only refuse it as outside its sandbox.
-    if (editor === undefined || !isWorkspaceFile(editor.document.uri)) {
+    // Any other editor (a ctxd: document, the output) or none (a webview
+    // has the focus): the file the commands would build from.
+    const editor =
+      active !== undefined && active.document.uri.scheme === "file" && !isWorkspaceFile(active.document.uri)
+        ? undefined
+        : this.editors !== undefined
+          ? this.editors.target()
+          : active !== undefined && isWorkspaceFile(active.document.uri)
+            ? active
+            : undefined;
+    if (editor === undefined) {
       this.item.hide();
       return;
     }

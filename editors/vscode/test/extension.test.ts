@@ -348,6 +348,24 @@ describe("the extension in a fake VS Code, against the real ctxd", { timeout: 12
     fake.answers.createdQuickPick = (_labels, title) => (title?.includes("intent") ? { pick: "No intent" } : undefined);
   });
 
+  it("the status bar keeps the file's budget while a ctxd preview has the focus", async () => {
+    fake.setActiveEditor(store);
+    await until("the file's budget", () => status().visible && /tokens$/.test(status().text));
+    const shown = status().text;
+    // The rendered bundle is a webview: no active text editor.
+    fake.setActiveEditor(undefined);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(status().visible, true, "still shown");
+    assert.equal(status().text, shown, "the budget of the file the commands build from");
+    // A ctxd document shown as text: the same.
+    const doc = await fake.workspace.openTextDocument(fake.Uri.from({ scheme: "ctxd", path: "/budget.md" }));
+    fake.setActiveEditor(doc);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(status().visible, true, "still shown for a ctxd document");
+    assert.equal(status().text, shown);
+    fake.setActiveEditor(store);
+  });
+
   it("no status bar item for a file outside the workspace folders", async () => {
     const outside = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "ctxd-user-"));
     try {
