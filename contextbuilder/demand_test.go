@@ -41,17 +41,7 @@ func TestDemandLooksForDeclarations(t *testing.T) {
 	}
 	ctx := context.Background()
 	build := func(partial bool) (out []byte, parsed int) {
-		x := index.New(index.Options{CacheDir: "off"})
-		t.Cleanup(func() { x.Close() })
-		wait := x.Wait
-		if partial {
-			t.Cleanup(x.PauseParsing())
-			wait = x.WaitListed
-		}
-		x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
-		if _, err := wait(ctx); err != nil {
-			t.Fatal(err)
-		}
+		x := openIndex(t, dir, index.Options{CacheDir: "off"}, partial)
 		req, err := workspace.DecodeBuildRequest([]byte(`{"purpose": "diff", "active_file": "` + index.PathToURI(filepath.Join(dir, "q/q.go")) + `"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -73,4 +63,22 @@ func TestDemandLooksForDeclarations(t *testing.T) {
 	if parsed < 0 || parsed > 4 {
 		t.Errorf("the demand-driven build parsed %d files, want at most 4 (the target and the declaration's file)", parsed)
 	}
+}
+
+// openIndex indexes dir as the folder "ws": completely, or (partial) only
+// listed, its background parse held, as a build before the parse sees it.
+func openIndex(t *testing.T, dir string, opts index.Options, partial bool) *index.Index {
+	t.Helper()
+	x := index.New(opts)
+	t.Cleanup(func() { x.Close() })
+	wait := x.Wait
+	if partial {
+		t.Cleanup(x.PauseParsing())
+		wait = x.WaitListed
+	}
+	x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
+	if _, err := wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -112,17 +112,7 @@ func (c *goldenCase) run(t *testing.T, dir string) []byte {
 	// parsed (the background parse held): a build before the index
 	// completes must give the same bytes (index.Demand).
 	newIndex := func(partial bool) *index.Index {
-		x := index.New(index.Options{CacheDir: "off", MaxFileSize: o.MaxFileSize})
-		t.Cleanup(func() { x.Close() })
-		wait := x.Wait
-		if partial {
-			t.Cleanup(x.PauseParsing())
-			wait = x.WaitListed
-		}
-		x.SetRoots([]index.Root{{URI: index.PathToURI(dir), Name: "ws", Dir: dir}})
-		if _, err := wait(ctx); err != nil {
-			t.Fatal(err)
-		}
+		x := openIndex(t, dir, index.Options{CacheDir: "off", MaxFileSize: o.MaxFileSize}, partial)
 		for p, text := range c.open {
 			x.OpenDocument(ctx, index.PathToURI(filepath.Join(dir, p)), "", 1, text)
 		}
