@@ -5,7 +5,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -235,7 +234,7 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 	capped := int64(d.runs) > runs
 	all := false
 	needs := d.trace.Needs()
-	d.prefetchDecls(ctx, needs, rest)
+	d.prefetchDecls(ctx, needs, rest, pf)
 	for _, n := range needs {
 		if d.checked[n] {
 			continue
@@ -281,47 +280,26 @@ func (d *Demand) Grow(ctx context.Context) (bool, error) {
 
 // prefetchDecls computes, on every core, the declaration filters of the
 // unparsed Go files that the directory lookups among needs will test by
-// them (NeedDirWords; see File.declFilter): those whose word filter
-// admits the lookup's words. Each reads its file again, which the
+// them (NeedDirWords; see File.declFilter): the lookup's candidates by
+// their word filter alone. Each reads its file again, which the
 // candidates' tests would otherwise do one file at a time.
-func (d *Demand) prefetchDecls(ctx context.Context, needs []relate.Need, rest []string) {
-	seen := map[*File]bool{}
+func (d *Demand) prefetchDecls(ctx context.Context, needs []relate.Need, rest []string, pf relate.Prefilter) {
+	byWords := pf
+	byWords.Declares = pf.May
+	seen := map[string]bool{}
 	var files []*File
 	for _, n := range needs {
 		if n.Kind != relate.NeedDirWords || d.checked[n] {
 			continue
 		}
-		dir, list, _ := strings.Cut(n.Key, "\x00")
-		list, _, _ = strings.Cut(list, "\x00")
-		k := words.KeyOf(words.Split(list))
-		for _, p := range inDir(rest, dir) {
-			f, ok := d.root.files.Get(p)
-			if ok && !seen[f] && f.Language == syntax.Go && !f.Parsed() && f.words.MayContainKey(k) {
-				seen[f] = true
+		for _, p := range d.graph.CandidatesWith(n, rest, byWords) {
+			if f, ok := d.root.files.Get(p); ok && !seen[p] && f.Language == syntax.Go && !f.Parsed() {
+				seen[p] = true
 				files = append(files, f)
 			}
 		}
 	}
 	parallel(ctx, len(files), runtime.GOMAXPROCS(0), func(i, _ int) { files[i].declFilter() })
-}
-
-// inDir returns the run of paths (sorted) directly in dir.
-func inDir(paths []string, dir string) []string {
-	prefix := dir + "/"
-	if dir == "" {
-		prefix = ""
-	}
-	lo, _ := slices.BinarySearch(paths, prefix)
-	var out []string
-	for _, p := range paths[lo:] {
-		if !strings.HasPrefix(p, prefix) {
-			break
-		}
-		if !strings.Contains(p[len(prefix):], "/") {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // parse makes sure the files at paths are parsed, on every core.

@@ -1,6 +1,10 @@
 package syntax
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/ctxd/ctxd/index/words"
+)
 
 // A demand-driven build looks for the file of a Go package that declares a
 // name (a function, a type, a member of a type) among the package's
@@ -49,7 +53,7 @@ type declScan struct {
 	// body is the stack depth at which the function body being skipped
 	// opened, -1 outside one.
 	body int
-	// fn is where the scan is in a top-level function's header.
+	// fnAt is where the scan is in a top-level function's header.
 	fnAt int
 	// inVar: in a top-level var or const declaration, whose specs are in
 	// a parenthesized group when group; value: in a spec's value, after
@@ -131,7 +135,7 @@ func (s *declScan) run() bool {
 				return false
 			}
 			if c == '"' {
-				s.words(src[i+1 : end])
+				s.stringWords(src[i+1 : end])
 			}
 			s.token(false, false)
 			i = end + 1
@@ -140,12 +144,12 @@ func (s *declScan) run() bool {
 			if end < 0 {
 				return false
 			}
-			s.words(src[i+1 : end])
+			s.stringWords(src[i+1 : end])
 			s.token(false, false)
 			i = end + 1
-		case isDeclWord[c]:
+		case words.IsWordByte(c):
 			j := i + 1
-			for j < len(src) && isDeclWord[src[j]] {
+			for j < len(src) && words.IsWordByte(src[j]) {
 				j++
 			}
 			s.word(src[i:j])
@@ -233,7 +237,7 @@ func (s *declScan) word(w []byte) {
 	if !s.prevDot && !s.quiet() {
 		s.fn(w)
 	}
-	if s.fnAt == fnStart && !isFuncKeyword(kw) || s.fnAt == fnName {
+	if s.fnAt == fnStart && kw != "func" || s.fnAt == fnName {
 		// The function's name.
 		s.fnAt = fnSig
 	}
@@ -241,34 +245,12 @@ func (s *declScan) word(w []byte) {
 	s.prevVar = isVar
 }
 
-func isFuncKeyword(w string) bool { return w == "func" }
-
 // words emits the words of a string literal's contents.
-func (s *declScan) words(b []byte) {
-	if s.quiet() {
-		return
-	}
-	for i := 0; i < len(b); {
-		if !isDeclWord[b[i]] {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(b) && isDeclWord[b[j]] {
-			j++
-		}
-		s.fn(b[i:j])
-		i = j
+func (s *declScan) stringWords(b []byte) {
+	if !s.quiet() {
+		words.Each(b, s.fn)
 	}
 }
-
-// isDeclWord is the table of word bytes, as package words splits words.
-var isDeclWord = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c >= 0x80
-	}
-	return t
-}()
 
 func opening(c byte) byte {
 	switch c {
@@ -318,19 +300,10 @@ func keepDeclared(f *File, src []byte) {
 		return
 	}
 	has := func(s string) bool {
-		for i := 0; i < len(s); {
-			if !isDeclWord[s[i]] {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(s) && isDeclWord[s[j]] {
-				j++
-			}
-			if _, ok := set[s[i:j]]; !ok {
+		for _, w := range words.Split(s) {
+			if _, ok := set[w]; !ok {
 				return false
 			}
-			i = j
 		}
 		return true
 	}

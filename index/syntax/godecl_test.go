@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/index/syntax"
+	"github.com/ctxd/ctxd/index/words"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -108,7 +108,7 @@ func checkDeclared(t *testing.T, name string, src []byte) {
 		return
 	}
 	has := func(s string) bool {
-		for _, w := range wordsOf(s) {
+		for _, w := range words.Split(s) {
 			if _, ok := slices.BinarySearch(ws, w); !ok {
 				return false
 			}
@@ -125,13 +125,6 @@ func checkDeclared(t *testing.T, name string, src []byte) {
 			t.Errorf("%s: import %q is not among the declaration words", name, imp.Path)
 		}
 	}
-}
-
-// wordsOf splits s as package words does.
-func wordsOf(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '$' || r >= 0x80)
-	})
 }
 
 // TestGoDeclWordsHoldDeclarations: on the Go golden samples and on a few
