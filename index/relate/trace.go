@@ -150,7 +150,7 @@ func (g *Graph) CandidatesWith(n Need, paths []string, pf Prefilter) []string {
 		}
 		return nil
 	}
-	admits := g.admitterWith(n, pf)
+	admits := g.admitter(n, pf)
 	var out []string
 	if dir, ok := n.dir(); ok {
 		paths = underDir(paths, dir)
@@ -164,23 +164,12 @@ func (g *Graph) CandidatesWith(n Need, paths []string, pf Prefilter) []string {
 }
 
 // admitter returns the test of Candidates for one lookup: whether the
-// file at p, whose text may hold a list of words as may says, can
-// contribute to it.
-func (g *Graph) admitter(n Need, may func(p string, k words.Key) bool) func(p string) bool {
-	return g.admitterWith(n, Prefilter{May: may})
-}
-
-// admitterWith is admitter with more than the words (CandidatesWith).
-func (g *Graph) admitterWith(n Need, pf Prefilter) func(p string) bool {
-	imports := pf.Imports
-	declares := pf.Declares
-	if declares == nil {
-		declares = pf.May
-	}
-	admits := g.admitterOf(n, imports)
+// file at p, as the prefilter knows it, can contribute to it.
+func (g *Graph) admitter(n Need, pf Prefilter) func(p string) bool {
+	admits := g.admitterOf(n, pf.Imports)
 	may := pf.May
-	if n.Kind == NeedDirWords {
-		may = declares
+	if n.Kind == NeedDirWords && pf.Declares != nil {
+		may = pf.Declares
 	}
 	return func(p string) bool { return admits(p, may) }
 }

@@ -91,7 +91,7 @@ func checkAdmitted(t *testing.T, g *Graph, texts map[string][]byte) {
 			},
 		}
 		for _, n := range needs {
-			admitted := g.admitterWith(n, pf)(f.path)
+			admitted := g.admitter(n, pf)(f.path)
 			if _, ok := n.dir(); ok && admitted {
 				// A directory lookup searches the sorted paths for
 				// its run: the file must be in it.
