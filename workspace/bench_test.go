@@ -78,15 +78,7 @@ func BenchmarkRecording(b *testing.B) {
 //
 //	go test -run '^$' -bench ServiceGOROOT -benchtime 300x ./workspace/
 func BenchmarkServiceGOROOT(b *testing.B) {
-	src, err := corpus.GoSrc()
-	if err != nil {
-		b.Skipf("GOROOT corpus unavailable: %v", err)
-	}
-	dir, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := benchService(b, src, dir)
+	s, dir := benchService(b, "")
 	defer s.Close()
 	ctx := context.Background()
 	start := time.Now()
@@ -216,14 +208,23 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// benchService returns a service for the benchmarks on a corpus: dir
-// holds a copy of src (none when src is ""), without src's own .ctxd, so
-// that the service records into dir/.ctxd and never into the toolchain's
-// tree, and a clock that moves a second a call, so that every build
-// records a new artifact.
-func benchService(b *testing.B, src, dir string) *workspace.Service {
+// benchService returns a service for the benchmarks and the folder it
+// builds in: a copy of GOROOT/src in a temporary directory (the benchmark
+// is skipped without one), or root when it is not "" (a copy the caller
+// made), so that the service records into its .ctxd and never into the
+// toolchain's tree; and a clock that moves a second a call, so that every
+// build records a new artifact.
+func benchService(b *testing.B, root string) (*workspace.Service, string) {
 	b.Helper()
-	if src != "" {
+	dir := root
+	if dir == "" {
+		src, err := corpus.GoSrc()
+		if err != nil {
+			b.Skipf("GOROOT corpus unavailable: %v", err)
+		}
+		if dir, err = filepath.EvalSymlinks(b.TempDir()); err != nil {
+			b.Fatal(err)
+		}
 		if err := corpus.CopyTree(src, dir); err != nil {
 			b.Fatalf("copying %s: %v", src, err)
 		}
@@ -236,5 +237,5 @@ func benchService(b *testing.B, src, dir string) *workspace.Service {
 	}
 	var tick atomic.Int64
 	now := func() time.Time { return fixedNow().Add(time.Duration(tick.Add(1)) * time.Second) }
-	return workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)})
+	return workspace.NewService(workspace.ServiceOptions{Now: now, Index: index.Options{CacheDir: "off"}, Logger: slog.New(slog.DiscardHandler)}), dir
 }

@@ -37,19 +37,8 @@ import (
 // WARM_MEMPROF=FILE writes allocation profiles before and after them
 // (FILE.before, FILE.after: compare with pprof -base).
 func BenchmarkServiceTargets(b *testing.B) {
-	src, err := corpus.GoSrc()
-	if err != nil {
-		b.Skipf("GOROOT corpus unavailable: %v", err)
-	}
-	dir, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if root := os.Getenv("WARM_ROOT"); root != "" {
-		dir = root // a copy of the caller's: the builds record into it
-		src = ""
-	}
-	s := benchService(b, src, dir)
+	// WARM_ROOT: a copy of the caller's, the builds record into it.
+	s, dir := benchService(b, os.Getenv("WARM_ROOT"))
 	defer s.Close()
 	ctx := context.Background()
 	if _, err := s.OpenFolder(ctx, dir, "src"); err != nil {
