@@ -36,7 +36,7 @@ import type { ResultDocuments } from "./documents";
 import type { PositionEncoding } from "./encoding";
 import { displayPath, editorStateOf, isBuildable } from "./editorState";
 import { apiKeySecret, ChangePendingContext, ChangeScheme, ClientCommands, IntentHistoryKey } from "./ids";
-import { pickSymbol } from "./pickers";
+import { pickIntent, pickSymbol } from "./pickers";
 import {
   AnthropicChatModel,
   DefaultBaseUrls,
@@ -223,37 +223,12 @@ export class ChangeController implements vscode.Disposable {
 
   /** The intent: a quick pick whose items are the recent intents; typed text is a new one. */
   private pickIntent(): Promise<string | undefined> {
-    const history = intentHistory(this.context.globalState?.get(IntentHistoryKey));
-    return new Promise((resolve) => {
-      const qp = vscode.window.createQuickPick<vscode.QuickPickItem>();
-      qp.title = "ctxd: Generate Change — intent";
-      qp.placeholder = history.length > 0 ? "What should the change do? Type it, or pick a recent intent" : "What should the change do? (e.g. \"return ErrNotFound for an empty SKU\")";
-      qp.ignoreFocusOut = true;
-      const recent = history.map((h) => ({ label: h, description: "recent" }));
-      const refresh = () => {
-        const typed = qp.value.trim();
-        qp.items = typed !== "" && !history.includes(typed) ? [{ label: typed, description: "new intent", alwaysShow: true }, ...recent] : recent;
-      };
-      let settled = false;
-      const finish = (value: string | undefined) => {
-        if (!settled) {
-          settled = true;
-          resolve(value);
-        }
-      };
-      qp.onDidChangeValue(refresh);
-      qp.onDidAccept(() => {
-        const chosen = qp.selectedItems[0]?.label ?? qp.activeItems[0]?.label ?? qp.value;
-        finish(chosen.trim() === "" ? undefined : chosen.trim());
-        qp.hide();
-      });
-      qp.onDidHide(() => {
-        finish(undefined);
-        qp.dispose();
-      });
-      refresh();
-      qp.show();
-    });
+    const stored = this.context.globalState?.get(IntentHistoryKey);
+    const placeholder =
+      intentHistory(stored).length > 0
+        ? "What should the change do? Type it, or pick a recent intent"
+        : "What should the change do? (e.g. \"return ErrNotFound for an empty SKU\")";
+    return pickIntent("ctxd: Generate Change — intent", stored, { placeholder });
   }
 
   /** Runs the loop for a request and an intent, answering an ambiguous target; shows the outcome. */

@@ -117,24 +117,33 @@ export function pickSymbol(
 /** What the intent pick answers: the intent ("" for none), or undefined when the user cancels the command. */
 export type IntentAnswer = string | undefined;
 
+/** How pickIntent asks for a change's intent, which it needs. */
+export interface RequiredIntent {
+  readonly placeholder: string;
+}
+
 /**
  * Asks what the bundle is for: a quick pick whose first entry is "No
  * intent" (Enter without typing builds without one) and whose other
  * entries are the recent intents (`stored`, the history Generate Change
  * keeps too); typed text is a new intent. Escape cancels the command.
+ * With `required` (Generate Change), there is no "No intent" entry, the
+ * pick stays open when the focus leaves it, and Enter on nothing answers
+ * undefined as Escape does.
  */
-export function pickIntent(title: string, stored: unknown): Promise<IntentAnswer> {
+export function pickIntent(title: string, stored: unknown, required?: RequiredIntent): Promise<IntentAnswer> {
   const history = intentHistory(stored);
   return new Promise((resolve) => {
     type Item = vscode.QuickPickItem & { intent: string };
     const qp = vscode.window.createQuickPick<Item>();
     qp.title = title;
-    qp.placeholder = "What is it for? Type an intent, pick a recent one, or Enter for none (Escape cancels)";
-    const none: Item = { label: "No intent", description: "build without one", intent: "" };
+    qp.placeholder = required?.placeholder ?? "What is it for? Type an intent, pick a recent one, or Enter for none (Escape cancels)";
+    qp.ignoreFocusOut = required !== undefined;
+    const none: Item[] = required === undefined ? [{ label: "No intent", description: "build without one", intent: "" }] : [];
     const recent: Item[] = history.map((h) => ({ label: h, description: "recent", intent: h }));
     const refresh = () => {
       const typed = qp.value.trim();
-      qp.items = typed === "" ? [none, ...recent] : history.includes(typed) ? recent : [{ label: typed, description: "new intent", alwaysShow: true, intent: typed }, ...recent];
+      qp.items = typed === "" ? [...none, ...recent] : history.includes(typed) ? recent : [{ label: typed, description: "new intent", alwaysShow: true, intent: typed }, ...recent];
     };
     let settled = false;
     const finish = (value: IntentAnswer) => {
@@ -146,7 +155,8 @@ export function pickIntent(title: string, stored: unknown): Promise<IntentAnswer
     qp.onDidChangeValue(refresh);
     qp.onDidAccept(() => {
       const chosen = qp.selectedItems[0] ?? qp.activeItems[0];
-      finish(chosen !== undefined ? chosen.intent : qp.value.trim());
+      const intent = chosen !== undefined ? chosen.intent : qp.value.trim();
+      finish(required !== undefined && intent === "" ? undefined : intent);
       qp.hide();
     });
     qp.onDidHide(() => {
