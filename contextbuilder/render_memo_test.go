@@ -188,17 +188,7 @@ func TestRenderMemoFollowsInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			warm, err := contextbuilder.Build(ctx, snap, memoRequest(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cold, err := contextbuilder.Build(ctx, snap, memoRequest(), contextbuilder.Options{Redactor: opts.Redactor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(canonicalResult(t, cold), canonicalResult(t, warm)); diff != "" {
-				t.Errorf("second build (-without memos +with memos):\n%s", diff)
-			}
+			warm := buildWithoutMemosToo(t, snap, opts, "second build")
 			if got := canonicalResult(t, warm); !strings.Contains(got, tc.want) {
 				t.Errorf("second build lacks %q:\n%s", tc.want, got)
 			}
@@ -230,17 +220,7 @@ func TestRelationMemoFollowsSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	warm, err := contextbuilder.Build(ctx, snap, memoRequest(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cold, err := contextbuilder.Build(ctx, snap, memoRequest(), contextbuilder.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(canonicalResult(t, cold), canonicalResult(t, warm)); diff != "" {
-		t.Errorf("build after the move (-without memos +with memos):\n%s", diff)
-	}
+	warm := buildWithoutMemosToo(t, snap, opts, "build after the move")
 	var paths []string
 	for _, f := range warm.Manifest.Selection.IncludedFiles {
 		paths = append(paths, f.Path)
@@ -248,6 +228,26 @@ func TestRelationMemoFollowsSnapshot(t *testing.T) {
 	if !slices.Contains(paths, "lib/sum.go") {
 		t.Errorf("included files %v lack lib/sum.go, where Sum moved", paths)
 	}
+}
+
+// buildWithoutMemosToo builds the memo request on snap with opts (its
+// memos warm), and again with none but the same redactor, fails unless
+// both give the same result, and returns the first.
+func buildWithoutMemosToo(t *testing.T, snap *index.Snapshot, opts contextbuilder.Options, what string) *contextbuilder.Result {
+	t.Helper()
+	ctx := context.Background()
+	warm, err := contextbuilder.Build(ctx, snap, memoRequest(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, err := contextbuilder.Build(ctx, snap, memoRequest(), contextbuilder.Options{Redactor: opts.Redactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(canonicalResult(t, cold), canonicalResult(t, warm)); diff != "" {
+		t.Errorf("%s (-without memos +with memos):\n%s", what, diff)
+	}
+	return warm
 }
 
 // editLib returns a change of the render memo test that replaces old by
